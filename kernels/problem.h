@@ -1,0 +1,96 @@
+/*
+ * Internal: the normalized problem every kernel receives, and the kernel table entry.
+ * A 2D problem is a 3D one with D = 1, kD = sD = 1, pD = 0; an unbatched one has N = 1.
+ * Not installed; all external names carry the poolgrad_ prefix.
+ */
+#ifndef POOLGRAD_KERNELS_PROBLEM_H
+#define POOLGRAD_KERNELS_PROBLEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "poolgrad/poolgrad.h"
+
+enum { PG_N = 0, PG_C = 1, PG_D = 2, PG_H = 3, PG_W = 4 };
+
+typedef struct poolgrad_problem {
+    poolgrad_dtype dtype;
+    int32_t spatial_dims;   /* 2 or 3, for kernel names only */
+    int64_t n, c;
+    int64_t in[3];          /* ID, IH, IW */
+    int64_t out[3];         /* OD, OH, OW */
+    int64_t k[3], s[3], p[3];
+    bool count_include_pad;
+    int64_t divisor_override;
+    /* strides in elements, order N, C, D, H, W; bases point at element [0,0,0,0,0] */
+    int64_t gi_stride[5];
+    int64_t go_stride[5];
+    char *gi;
+    const char *go;
+} poolgrad_problem;
+
+/* Per axis: covering-window range of input index x (windows o with o*s - p <= x < o*s - p + k). */
+static inline void poolgrad_window_range(int64_t x, int64_t k, int64_t s, int64_t p, int64_t o_count,
+                                         int64_t *o_begin, int64_t *o_end)
+{
+    int64_t xp = x + p;
+    int64_t b = xp < k ? 0 : (xp - k) / s + 1;
+    int64_t e = xp / s + 1;
+    *o_begin = b;
+    *o_end = e < o_count ? e : o_count;
+}
+
+/* Per axis: the window's padded extent (pool) and its clipped extent (cnt), section 3 of SEMANTICS.md. */
+static inline void poolgrad_window_extent(int64_t o, int64_t i_size, int64_t k, int64_t s, int64_t p,
+                                          int64_t *pool, int64_t *cnt)
+{
+    int64_t start = o * s - p;
+    int64_t end = start + k < i_size + p ? start + k : i_size + p;
+    int64_t lo = start > 0 ? start : 0;
+    int64_t hi = end < i_size ? end : i_size;
+    *pool = end - start;
+    *cnt = hi - lo;
+}
+
+/* Divisor of window (od, oh, ow). */
+static inline int64_t poolgrad_divisor(const poolgrad_problem *pr, int64_t od, int64_t oh, int64_t ow)
+{
+    if (pr->divisor_override != 0)
+        return pr->divisor_override;
+    const int64_t o[3] = { od, oh, ow };
+    int64_t prod = 1;
+    for (int a = 0; a < 3; a++) {
+        int64_t pool, cnt;
+        poolgrad_window_extent(o[a], pr->in[a], pr->k[a], pr->s[a], pr->p[a], &pool, &cnt);
+        prod *= pr->count_include_pad ? pool : cnt;
+    }
+    return prod;
+}
+
+/*
+ * A kernel computes the gradInput elements of work items [begin, end). Work items are defined by the
+ * kernel (the reference uses rows n, c, d, h of IW elements). Kernels never fail and never allocate.
+ */
+typedef struct poolgrad_kernel {
+    const char *name;
+    poolgrad_isa isa;
+    /* true if this kernel handles the problem (layout, dtype...) */
+    bool (*supports)(const poolgrad_problem *pr);
+    /* bytes of scratch needed; 0 if none. Only called after supports() returned true. */
+    size_t (*workspace_size)(const poolgrad_problem *pr);
+    /* optional first pass filling the workspace, items [begin, end) of prepare_items(), run in
+     * parallel before run(); both NULL if the kernel has no such pass */
+    int64_t (*prepare_items)(const poolgrad_problem *pr);
+    void (*prepare)(const poolgrad_problem *pr, void *workspace, int64_t begin, int64_t end);
+    /* number of independent work items */
+    int64_t (*work_items)(const poolgrad_problem *pr);
+    void (*run)(const poolgrad_problem *pr, void *workspace, int64_t begin, int64_t end);
+} poolgrad_kernel;
+
+/* The scalar golden reference over rows [begin, end) of N*C*ID*IH rows. */
+void poolgrad_reference_rows(const poolgrad_problem *pr, int64_t begin, int64_t end);
+/* The whole problem, single-threaded. */
+void poolgrad_reference(const poolgrad_problem *pr);
+
+#endif

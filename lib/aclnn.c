@@ -1,0 +1,441 @@
+/*
+ * The aclnn-compatible front: CANN's object model and validation order (SEMANTICS.md sections 1-2)
+ * as a thin layer over the native poolgrad API.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_avgpool2d_backward.h"
+#include "aclnnop/aclnn_avgpool3d_backward.h"
+#include "internal.h"
+
+struct aclTensor {
+    int64_t rank;
+    int64_t dims[POOLGRAD_ACLNN_MAX_DIMS];
+    int64_t strides[POOLGRAD_ACLNN_MAX_DIMS];
+    int64_t offset;
+    int64_t storage_numel; /* -1: the storage dims' product overflows */
+    bool strides_overflow;  /* NULL strides whose contiguous values overflow */
+    int32_t dtype;
+    int32_t format;
+    void *data;
+};
+
+struct aclIntArray {
+    uint64_t size;
+    int64_t values[]; /* flexible */
+};
+
+#define EXECUTOR_MAGIC 0x706f6f6c67726164ull /* "poolgrad" */
+
+struct aclOpExecutor {
+    uint64_t magic;
+    poolgrad_plan *plan;
+};
+
+/* ---------------------------------------------------------------- objects */
+
+aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType, const int64_t *stride,
+                           int64_t offset, aclFormat format, const int64_t *storageDims, uint64_t storageDimsNum,
+                           void *tensorData)
+{
+    if ((viewDimsNum > 0 && !viewDims) || (storageDimsNum > 0 && !storageDims) || viewDimsNum > POOLGRAD_ACLNN_MAX_DIMS)
+        return NULL;
+    aclTensor *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->rank = (int64_t)viewDimsNum;
+    for (uint64_t i = 0; i < viewDimsNum; i++)
+        t->dims[i] = viewDims[i];
+    if (stride) {
+        for (uint64_t i = 0; i < viewDimsNum; i++)
+            t->strides[i] = stride[i];
+    } else {
+        int64_t s = 1;
+        for (int64_t i = t->rank - 1; i >= 0; i--) {
+            t->strides[i] = s;
+            if (!poolgrad_mul_ok(s, t->dims[i] > 0 ? t->dims[i] : 1, &s))
+                t->strides_overflow = true;
+        }
+    }
+    int64_t numel = 1;
+    for (uint64_t i = 0; i < storageDimsNum && numel >= 0; i++) {
+        if (storageDims[i] < 0 || !poolgrad_mul_ok(numel, storageDims[i], &numel))
+            numel = -1;
+    }
+    t->storage_numel = numel;
+    t->offset = offset;
+    t->dtype = (int32_t)dataType;
+    t->format = (int32_t)format;
+    t->data = tensorData;
+    return t;
+}
+
+aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size)
+{
+    if ((size > 0 && !value) || size > (1u << 20))
+        return NULL;
+    aclIntArray *a = malloc(sizeof *a + (size_t)size * sizeof(int64_t));
+    if (!a)
+        return NULL;
+    a->size = size;
+    if (size)
+        memcpy(a->values, value, (size_t)size * sizeof(int64_t));
+    return a;
+}
+
+aclnnStatus aclDestroyTensor(const aclTensor *tensor)
+{
+    free((void *)tensor);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclDestroyIntArray(const aclIntArray *array)
+{
+    free((void *)array);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
+{
+    if (!executor)
+        return ACLNN_SUCCESS;
+    if (executor->magic != EXECUTOR_MAGIC)
+        return ACLNN_ERR_PARAM_INVALID;
+    executor->magic = 0;
+    poolgrad_plan_destroy(executor->plan);
+    free(executor);
+    return ACLNN_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- runtime over host memory */
+
+struct poolgrad_aclnn_stream {
+    int unused;
+};
+
+aclError aclInit(const char *configPath) { (void)configPath; return ACL_SUCCESS; }
+aclError aclFinalize(void) { return ACL_SUCCESS; }
+aclError aclrtSetDevice(int32_t deviceId) { return deviceId < 0 ? ACL_ERROR_INVALID_PARAM : ACL_SUCCESS; }
+aclError aclrtResetDevice(int32_t deviceId) { return deviceId < 0 ? ACL_ERROR_INVALID_PARAM : ACL_SUCCESS; }
+
+aclError aclrtCreateStream(aclrtStream *stream)
+{
+    if (!stream)
+        return ACL_ERROR_INVALID_PARAM;
+    *stream = calloc(1, sizeof(struct poolgrad_aclnn_stream));
+    return *stream ? ACL_SUCCESS : ACL_ERROR_BAD_ALLOC;
+}
+
+aclError aclrtDestroyStream(aclrtStream stream)
+{
+    free(stream);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeStream(aclrtStream stream) { (void)stream; return ACL_SUCCESS; }
+
+aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    (void)policy;
+    if (!devPtr || size == 0)
+        return ACL_ERROR_INVALID_PARAM;
+    if (size > SIZE_MAX - 63)
+        return ACL_ERROR_BAD_ALLOC;
+    void *p = aligned_alloc(64, (size + 63) & ~(size_t)63);
+    if (!p)
+        return ACL_ERROR_BAD_ALLOC;
+    *devPtr = p;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtFree(void *devPtr)
+{
+    free(devPtr);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
+{
+    if ((unsigned)kind > (unsigned)ACL_MEMCPY_DEFAULT || count > destMax || (count > 0 && (!dst || !src)))
+        return ACL_ERROR_INVALID_PARAM;
+    if (count)
+        memmove(dst, src, count);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
+{
+    if (count > maxCount || (count > 0 && !devPtr))
+        return ACL_ERROR_INVALID_PARAM;
+    if (count)
+        memset(devPtr, value, count);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value)
+{
+    (void)value;
+    return opt == ACL_OPT_DETERMINISTIC ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM;
+}
+
+aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value)
+{
+    if (opt != ACL_OPT_DETERMINISTIC || !value)
+        return ACL_ERROR_INVALID_PARAM;
+    *value = 1;
+    return ACL_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- operator helpers */
+
+static bool dtype_of(int32_t acl_dtype, poolgrad_dtype *out)
+{
+    switch (acl_dtype) {
+    case ACL_FLOAT: *out = POOLGRAD_F32; return true;
+    case ACL_FLOAT16: *out = POOLGRAD_F16; return true;
+    case ACL_BF16: *out = POOLGRAD_BF16; return true;
+    default: return false;
+    }
+}
+
+static bool is_private_format(int32_t f)
+{
+    return f == 3 || f == 4 || f == 12 || f == 29 || f == 32 || f == 33 || (f >= 50 && f <= 54);
+}
+
+static bool has_negative_dim(const aclTensor *t)
+{
+    for (int64_t i = 0; i < t->rank; i++)
+        if (t->dims[i] < 0)
+            return true;
+    return false;
+}
+
+static bool same_shape(const aclTensor *a, const aclTensor *b)
+{
+    if (a->rank != b->rank)
+        return false;
+    for (int64_t i = 0; i < a->rank; i++)
+        if (a->dims[i] != b->dims[i])
+            return false;
+    return true;
+}
+
+static bool is_empty(const aclTensor *t)
+{
+    for (int64_t i = 0; i < t->rank; i++)
+        if (t->dims[i] == 0)
+            return true;
+    return false;
+}
+
+/* Native view of an aclTensor whose dtype and rank were checked. false if it cannot be described. */
+static bool to_native(const aclTensor *t, poolgrad_tensor *out)
+{
+    if (t->storage_numel < 0 || t->strides_overflow || t->rank > POOLGRAD_MAX_RANK)
+        return false;
+    memset(out, 0, sizeof *out);
+    if (!dtype_of(t->dtype, &out->dtype))
+        return false;
+    out->rank = (int32_t)t->rank;
+    for (int64_t i = 0; i < t->rank; i++) {
+        out->shape[i] = t->dims[i];
+        out->strides[i] = t->strides[i];
+    }
+    out->offset = t->offset;
+    out->storage_numel = t->storage_numel;
+    out->storage = t->data;
+    return true;
+}
+
+static aclnnStatus status_of(poolgrad_status st)
+{
+    switch (st) {
+    case POOLGRAD_OK: return ACLNN_SUCCESS;
+    case POOLGRAD_ERR_NULL_POINTER: return ACLNN_ERR_PARAM_NULLPTR;
+    case POOLGRAD_ERR_OUT_OF_MEMORY: return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    default: return ACLNN_ERR_PARAM_INVALID;
+    }
+}
+
+/* Expand an int array of length 0 (only if allow_empty: use `fallback`), 1 or `axes` to `axes` values. */
+static bool expand(const aclIntArray *a, int axes, bool allow_empty, const int64_t *fallback, int64_t out[3])
+{
+    if (a->size == 0 && allow_empty) {
+        for (int i = 0; i < axes; i++)
+            out[i] = fallback[i];
+        return true;
+    }
+    if (a->size != 1 && a->size != (uint64_t)axes)
+        return false;
+    for (int i = 0; i < axes; i++)
+        out[i] = a->values[a->size == 1 ? 0 : i];
+    return true;
+}
+
+static aclnnStatus make_executor(poolgrad_plan *plan, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    aclOpExecutor *e = malloc(sizeof *e);
+    if (!e) {
+        poolgrad_plan_destroy(plan);
+        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    }
+    e->magic = EXECUTOR_MAGIC;
+    e->plan = plan;
+    *workspaceSize = poolgrad_plan_workspace_size(plan);
+    *executor = e;
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus plan_native(const poolgrad_params *params, const aclTensor *gradOutput, const aclTensor *gradInput,
+                               uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    poolgrad_tensor go, gi;
+    if (!to_native(gradOutput, &go) || !to_native(gradInput, &gi))
+        return ACLNN_ERR_PARAM_INVALID;
+    poolgrad_plan *plan;
+    poolgrad_status st = poolgrad_plan_create(params, &go, &gi, &plan);
+    if (st != POOLGRAD_OK)
+        return status_of(st);
+    return make_executor(plan, workspaceSize, executor);
+}
+
+static aclnnStatus run_executor(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor)
+{
+    if (!executor)
+        return ACLNN_ERR_PARAM_NULLPTR;
+    if (executor->magic != EXECUTOR_MAGIC)
+        return ACLNN_ERR_PARAM_INVALID;
+    if (workspaceSize > 0 && !workspace)
+        return ACLNN_ERR_PARAM_NULLPTR;
+    if (workspaceSize < poolgrad_plan_workspace_size(executor->plan))
+        return ACLNN_ERR_PARAM_INVALID;
+    size_t wsz = workspaceSize > SIZE_MAX ? SIZE_MAX : (size_t)workspaceSize;
+    poolgrad_status st = poolgrad_execute(executor->plan, workspace, wsz, 0);
+    if (st != POOLGRAD_OK)
+        return status_of(st);
+    aclDestroyAclOpExecutor(executor);
+    return ACLNN_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- AvgPool2dBackward */
+
+aclnnStatus aclnnAvgPool2dBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                                   const aclIntArray *kernelSize, const aclIntArray *stride,
+                                                   const aclIntArray *padding, bool ceilMode, bool countIncludePad,
+                                                   int64_t divisorOverride, int8_t cubeMathType, aclTensor *gradInput,
+                                                   uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    /* 1. pointers */
+    if (!gradOutput || !self || !kernelSize || !padding || !gradInput || !workspaceSize || !executor)
+        return ACLNN_ERR_PARAM_NULLPTR;
+    /* 2. dtypes (self's may differ from the others) */
+    poolgrad_dtype dt_go, dt_self, dt_gi;
+    if (!dtype_of(gradOutput->dtype, &dt_go) || !dtype_of(self->dtype, &dt_self) || !dtype_of(gradInput->dtype, &dt_gi) ||
+        dt_go != dt_gi)
+        return ACLNN_ERR_PARAM_INVALID;
+    /* 3. formats */
+    const aclTensor *all[3] = { gradOutput, self, gradInput };
+    for (int i = 0; i < 3; i++)
+        if (all[i]->format != ACL_FORMAT_NCHW && all[i]->format != ACL_FORMAT_NCL)
+            return ACLNN_ERR_PARAM_INVALID;
+    if (gradOutput->rank == 4 && (gradOutput->format != ACL_FORMAT_NCHW || gradInput->format != ACL_FORMAT_NCHW))
+        return ACLNN_ERR_PARAM_INVALID;
+    /* 4. ranks, dims, array lengths and values */
+    const int64_t rank = gradOutput->rank;
+    if ((rank != 3 && rank != 4) || gradInput->rank != rank || self->rank != rank)
+        return ACLNN_ERR_PARAM_INVALID;
+    for (int i = 0; i < 3; i++)
+        if (has_negative_dim(all[i]))
+            return ACLNN_ERR_PARAM_INVALID;
+    poolgrad_params params;
+    memset(&params, 0, sizeof params);
+    params.spatial_dims = 2;
+    static const int64_t no_fallback[3] = { 0, 0, 0 };
+    if (!expand(kernelSize, 2, false, no_fallback, params.kernel))
+        return ACLNN_ERR_PARAM_INVALID;
+    const aclIntArray empty = { 0 };
+    if (!expand(stride ? stride : &empty, 2, true, params.kernel, params.stride) ||
+        !expand(padding, 2, false, no_fallback, params.padding))
+        return ACLNN_ERR_PARAM_INVALID;
+    /* 5.-6. kernel/stride/padding values are checked by the planner; cubeMathType here */
+    if (cubeMathType < 0 || cubeMathType > 3)
+        return ACLNN_ERR_PARAM_INVALID;
+    /* 7. self and gradInput shapes */
+    if (!same_shape(self, gradInput))
+        return ACLNN_ERR_PARAM_INVALID;
+    /* 8.-9. parameter values, the gradOutput shape, views: the native planner */
+    params.ceil_mode = ceilMode;
+    params.count_include_pad = countIncludePad;
+    params.divisor_override = divisorOverride;
+    return plan_native(&params, gradOutput, gradInput, workspaceSize, executor);
+}
+
+aclnnStatus aclnnAvgPool2dBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    (void)stream;
+    return run_executor(workspace, workspaceSize, executor);
+}
+
+/* ---------------------------------------------------------------- AvgPool3dBackward */
+
+aclnnStatus aclnnAvgPool3dBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                                   const aclIntArray *kernelSize, const aclIntArray *stride,
+                                                   const aclIntArray *padding, bool ceilMode, bool countIncludePad,
+                                                   int64_t divisorOverride, aclTensor *output, uint64_t *workspaceSize,
+                                                   aclOpExecutor **executor)
+{
+    /* 1. pointers: the outputs first */
+    if (!workspaceSize || !executor)
+        return ACLNN_ERR_PARAM_NULLPTR;
+    if (!gradOutput || !self || !kernelSize || !stride || !padding || !output)
+        return ACLNN_ERR_PARAM_NULLPTR;
+    /* 2. dtypes; poolgrad also requires gradOutput.dtype == output.dtype */
+    poolgrad_dtype dt_go, dt_self, dt_out;
+    if (!dtype_of(gradOutput->dtype, &dt_go) || !dtype_of(self->dtype, &dt_self) || !dtype_of(output->dtype, &dt_out) ||
+        dt_go != dt_out)
+        return ACLNN_ERR_PARAM_INVALID;
+    /* 3. ranks, shapes, array lengths */
+    const int64_t rank = gradOutput->rank;
+    if ((rank != 4 && rank != 5) || self->rank != rank || output->rank != rank || !same_shape(self, output))
+        return ACLNN_ERR_PARAM_INVALID;
+    if ((kernelSize->size != 1 && kernelSize->size != 3) || (padding->size != 1 && padding->size != 3) ||
+        (stride->size != 0 && stride->size != 1 && stride->size != 3))
+        return ACLNN_ERR_PARAM_INVALID;
+    if (has_negative_dim(gradOutput) || has_negative_dim(output))
+        return ACLNN_ERR_PARAM_INVALID;
+    /* 4. formats */
+    if (gradOutput->format != output->format || is_private_format(gradOutput->format))
+        return ACLNN_ERR_PARAM_INVALID;
+    /* 5. empty gradOutput: success before the value checks; output gets +0.0 */
+    if (is_empty(gradOutput)) {
+        poolgrad_tensor out;
+        if (!to_native(output, &out))
+            return ACLNN_ERR_PARAM_INVALID;
+        poolgrad_plan *plan;
+        poolgrad_status st = poolgrad_plan_create_zero_fill(&out, &plan);
+        if (st != POOLGRAD_OK)
+            return status_of(st);
+        return make_executor(plan, workspaceSize, executor);
+    }
+    /* 6.-7. values and the gradOutput shape: the native planner */
+    poolgrad_params params;
+    memset(&params, 0, sizeof params);
+    params.spatial_dims = 3;
+    static const int64_t no_fallback[3] = { 0, 0, 0 };
+    expand(kernelSize, 3, false, no_fallback, params.kernel);
+    expand(stride, 3, true, params.kernel, params.stride);
+    expand(padding, 3, false, no_fallback, params.padding);
+    params.ceil_mode = ceilMode;
+    params.count_include_pad = countIncludePad;
+    params.divisor_override = divisorOverride;
+    return plan_native(&params, gradOutput, output, workspaceSize, executor);
+}
+
+aclnnStatus aclnnAvgPool3dBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+{
+    (void)stream;
+    return run_executor(workspace, workspaceSize, executor);
+}
