@@ -40,7 +40,8 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
                            int64_t offset, aclFormat format, const int64_t *storageDims, uint64_t storageDimsNum,
                            void *tensorData)
 {
-    if ((viewDimsNum > 0 && !viewDims) || (storageDimsNum > 0 && !storageDims) || viewDimsNum > POOLGRAD_ACLNN_MAX_DIMS)
+    if ((viewDimsNum > 0 && !viewDims) || (storageDimsNum > 0 && !storageDims) || viewDimsNum > POOLGRAD_ACLNN_MAX_DIMS ||
+        storageDimsNum > POOLGRAD_ACLNN_MAX_DIMS)
         return NULL;
     aclTensor *t = calloc(1, sizeof *t);
     if (!t)

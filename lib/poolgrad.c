@@ -179,21 +179,25 @@ static bool view_is_one_to_one(const poolgrad_tensor *t)
 
 /* ---------------------------------------------------------------- shapes */
 
+/*
+ * Also refuses (false) parameters for which in + 2p + k + s overflows int64: that sum bounds every
+ * window quantity a kernel computes (o*s, o*s - p, start + k, x + p, ...), so once an axis passes
+ * here no kernel index math on it can overflow. Expects in >= 0, k > 0, s > 0, p >= 0.
+ */
 bool poolgrad_axis_output_size(int64_t in, int64_t k, int64_t s, int64_t p, bool ceil_mode, int64_t *out)
 {
-    int64_t num;
-    if (!poolgrad_add_ok(in, p, &num) || !poolgrad_add_ok(num, p, &num) || !poolgrad_add_ok(num, -k, &num))
+    int64_t bound;
+    if (in < 0 || k <= 0 || s <= 0 || p < 0)
         return false;
-    if (ceil_mode && !poolgrad_add_ok(num, s - 1, &num))
+    if (!poolgrad_add_ok(in, p, &bound) || !poolgrad_add_ok(bound, p, &bound) || !poolgrad_add_ok(bound, k, &bound) ||
+        !poolgrad_add_ok(bound, s, &bound))
         return false;
+    int64_t num = in + 2 * p - k; /* all below `bound` from here on */
+    if (ceil_mode)
+        num += s - 1;
     int64_t o = num / s + 1;
-    if (ceil_mode) {
-        int64_t start, limit;
-        if (!poolgrad_mul_ok(o - 1, s, &start) || !poolgrad_add_ok(in, p, &limit))
-            return false;
-        if (start >= limit)
-            o -= 1;
-    }
+    if (ceil_mode && (o - 1) * s >= in + p)
+        o -= 1;
     *out = o;
     return true;
 }
@@ -445,20 +449,27 @@ void poolgrad_plan_destroy(poolgrad_plan *plan) { free(plan); }
 
 /* ---------------------------------------------------------------- execution */
 
+/* More threads than this are never started (a hostile num_threads must not exhaust the process). */
+#define POOLGRAD_THREAD_CAP 256
+
 static void run_parallel(const poolgrad_problem *pr, void *ws, int64_t items, int threads,
                          void (*fn)(const poolgrad_problem *, void *, int64_t, int64_t))
 {
     if (items <= 0)
         return;
     /* contiguous chunks, a few per thread; which thread runs a chunk never changes the bits */
+    if ((int64_t)threads > items)
+        threads = (int)items;
     int64_t chunks = (int64_t)threads * 4;
     if (chunks > items)
         chunks = items;
+    /* chunk i is [i*q + min(i, r), (i+1)*q + min(i+1, r)): no items*i product that could overflow */
+    const int64_t q = items / chunks, r = items % chunks;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && chunks > 1)
 #endif
     for (int64_t i = 0; i < chunks; i++)
-        fn(pr, ws, items * i / chunks, items * (i + 1) / chunks);
+        fn(pr, ws, i * q + (i < r ? i : r), (i + 1) * q + (i + 1 < r ? i + 1 : r));
 }
 
 poolgrad_status poolgrad_execute(const poolgrad_plan *plan, void *workspace, size_t workspace_size, int num_threads)
@@ -474,6 +485,10 @@ poolgrad_status poolgrad_execute(const poolgrad_plan *plan, void *workspace, siz
     int threads = 1;
 #ifdef _OPENMP
     threads = num_threads > 0 ? num_threads : omp_get_max_threads();
+    if (threads > POOLGRAD_THREAD_CAP)
+        threads = POOLGRAD_THREAD_CAP;
+    if (threads < 1)
+        threads = 1;
 #endif
     const poolgrad_kernel *k = plan->kernel;
     const poolgrad_problem *pr = &plan->problem;
