@@ -284,6 +284,12 @@ static void to_5d(const poolgrad_tensor *t, int sd, int64_t shape[5], int64_t st
     }
 }
 
+/*
+ * gradOutput base of a problem with no windows (empty gradOutput): never read, but kernels form
+ * addresses from it (go + 0 * stride), and arithmetic on a NULL pointer is undefined behaviour.
+ */
+static const uint64_t no_grad_output[8];
+
 static poolgrad_status plan_alloc(poolgrad_plan **plan)
 {
     *plan = calloc(1, sizeof **plan);
@@ -402,7 +408,7 @@ poolgrad_status poolgrad_plan_create(const poolgrad_params *params, const poolgr
     }
     const int64_t es = (int64_t)poolgrad_dtype_size(pr.dtype);
     pr.gi = gi_numel > 0 ? (char *)gi->storage + gi->offset * es : NULL;
-    pr.go = go_numel > 0 ? (const char *)go->storage + go->offset * es : NULL;
+    pr.go = go_numel > 0 ? (const char *)go->storage + go->offset * es : (const char *)no_grad_output;
     if (go_numel == 0) { /* nothing covers anything: the kernels write +0.0 everywhere */
         for (int a = 0; a < 3; a++)
             pr.out[a] = 0;
@@ -438,6 +444,7 @@ poolgrad_status poolgrad_plan_create_zero_fill(const poolgrad_tensor *grad_input
         pr.k[a] = pr.s[a] = 1;
     }
     pr.gi = numel > 0 ? (char *)gi->storage + gi->offset * (int64_t)poolgrad_dtype_size(gi->dtype) : NULL;
+    pr.go = (const char *)no_grad_output;
     return finish_plan(&pr, numel, plan);
 }
 
