@@ -12,7 +12,7 @@
  *   --dtype LIST      f32,f16,bf16          --layout LIST   nchw,cl   (nchw means NCHW or NCDHW)
  *   --threads LIST    thread counts, e.g. 1,2 (default: 1, and also 2 for 3D cases)
  *   --isa LIST        POOLGRAD_ISA caps to run, e.g. scalar,avx2,avx512 (default: auto)
- *   --reps N          timed repetitions (default: adaptive, 5..25, ~1.5 s per row)
+ *   --reps N          timed repetitions (default: adaptive, 5..25 (3 on slow rows), ~1.5 s per row)
  *   --csv FILE / --json FILE   write the rows (and the target summary, JSON) to FILE
  *   --no-onednn       skip the oneDNN columns even when built with oneDNN
  *   --help
@@ -140,14 +140,10 @@ static const char *dtype_name(poolgrad_dtype dt)
     return dt == POOLGRAD_F32 ? "f32" : dt == POOLGRAD_F16 ? "f16" : "bf16";
 }
 
-static int max_threads(void)
-{
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
+/* omp_get_max_threads() at start-up (the oneDNN rows change the OpenMP default with omp_set_num_threads) */
+static int initial_max_threads = 1;
+
+static int max_threads(void) { return initial_max_threads; }
 
 /* memcpy of `bytes`, split into `threads` contiguous pieces */
 static void par_memcpy(char *dst, const char *src, size_t bytes, int threads)
@@ -696,7 +692,7 @@ static bool verify(group *g, const poolgrad_tensor *gi, char *msg, size_t msgsz,
     return false;
 }
 
-static bool ceil_overhang(const group *g)
+static __attribute__((unused)) bool ceil_overhang(const group *g)
 {
     const bench_case *bc = g->bc;
     if (!bc->ceil)
@@ -797,7 +793,8 @@ static void run_row(group *g, const run_cfg *rc, const options *o)
     int reps = o->reps;
     if (reps == 0) {
         reps = est > 0 ? (int)(o->budget / est) : 25;
-        if (reps < 5) reps = 5;
+        int min_reps = est > 0.25 ? 3 : 5; /* slow rows (the scalar kernel on big cases): fewer */
+        if (reps < min_reps) reps = min_reps;
         if (reps > 25) reps = 25;
     }
     r->reps = reps;
@@ -889,10 +886,10 @@ static void fmt_time(char *buf, size_t n, double s)
         snprintf(buf, n, "-");
     else if (s < 1e-3)
         snprintf(buf, n, "%.1fus", s * 1e6);
-    else if (s < 10)
+    else if (s < 1)
         snprintf(buf, n, "%.3fms", s * 1e3);
     else
-        snprintf(buf, n, "%.2fs", s);
+        snprintf(buf, n, "%.3fs", s);
 }
 
 static void print_header(FILE *f, bool sweep, bool dnnl)
@@ -1286,7 +1283,7 @@ static int threads_for(const options *o, const bench_case *bc, int *out)
         return o->n_threads;
     }
     out[0] = 1;
-    if (bc->sd == 3 && !o->sweep) {
+    if (bc->sd == 3 && !o->sweep && max_threads() >= 2) { /* no OpenMP or one CPU: no 2-thread row */
         out[1] = 2;
         return 2;
     }
@@ -1319,6 +1316,9 @@ int main(int argc, char **argv)
     options o;
     parse_args(argc, argv, &o);
     stderr_tty = isatty(2);
+#ifdef _OPENMP
+    initial_max_threads = omp_get_max_threads();
+#endif
     const char *env_isa = getenv("POOLGRAD_ISA");
     saved_isa_env = env_isa ? strdup(env_isa) : NULL;
     describe_env(argc, argv);
@@ -1366,9 +1366,15 @@ int main(int argc, char **argv)
            cpu_name, max_threads(), datestr, __VERSION__, poolgrad_version_string(),
            poolgrad_isa_name(poolgrad_active_isa()), use_dnnl ? onednn_version : "off");
     printf("time = median of the timed reps; GB/s = (gradOutput + gradInput bytes) / time; %%mcpy = GB/s / memcpy GB/s "
-           "(memcpy of gradInput's size, same run);\n%s = scalar reference (POOLGRAD_ISA=scalar) at the same thread count, "
-           "few reps (1 rep on slow cases); check = bit-exact vs the reference.\n\n",
-           o.sweep ? "ns/elem = time per gradInput element; reference used for checking only" : "ref");
+           "(memcpy of gradInput's size, same run);\n");
+    if (o.sweep)
+        printf("ns/elem = time per gradInput element; the scalar reference (multi-threaded) is used for the check only.\n");
+    else
+        printf("ref = scalar reference (POOLGRAD_ISA=scalar) at the row's thread count, few reps (1 on slow cases), "
+               "x_ref = ref / time;\n");
+    printf("check = gradInput bit-exact vs the scalar reference (ok / FAIL).%s\n\n",
+           use_dnnl ? " onednn = oneDNN backward pooling, same problem and layout, timed alternately; "
+                      "x_dnnl = onednn / time." : "");
     print_header(stdout, o.sweep, use_dnnl);
     fflush(stdout);
 
@@ -1419,7 +1425,7 @@ int main(int argc, char **argv)
     progress_end();
     double elapsed = now_s() - t_start;
 
-    if (!o.sweep) {
+    if (!o.sweep && !o.quick) { /* the quick suite's tiny sizes say nothing about the targets */
         evaluate_targets();
         print_targets(stdout);
     }
@@ -1432,6 +1438,10 @@ int main(int argc, char **argv)
                onednn_version,
                any_note ? "; 'ceil overhang' rows: oneDNN divides by the full kernel there, poolgrad/PyTorch by "
                           "the window clipped at I+pad" : "");
+    for (int i = 0; i < n_rows; i++)
+        if (!rows[i].verified)
+            printf("FAIL: %s %s %s %s threads %d isa %s kernel %s: %s\n", rows[i].case_name, rows[i].op, rows[i].dtype,
+                   rows[i].layout, rows[i].threads, rows[i].isa, rows[i].kernel, rows[i].check);
     printf("%d rows, %d FAIL, %.1f s\n", n_rows, fails, elapsed);
 
     if (o.csv)
