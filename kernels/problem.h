@@ -77,6 +77,9 @@ typedef struct poolgrad_kernel {
     poolgrad_isa isa;
     /* true if this kernel handles the problem (layout, dtype...) */
     bool (*supports)(const poolgrad_problem *pr);
+    /* optional speed heuristic: dispatch first takes the first kernel that supports the problem and
+     * prefers it (NULL = always), then the first that merely supports it. Never affects the bits. */
+    bool (*preferred)(const poolgrad_problem *pr);
     /* bytes of scratch needed; 0 if none. Only called after supports() returned true. */
     size_t (*workspace_size)(const poolgrad_problem *pr);
     /* optional first pass filling the workspace, items [begin, end) of prepare_items(), run in

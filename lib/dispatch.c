@@ -96,7 +96,15 @@ static const poolgrad_kernel *const kernel_table[] = { POOLGRAD_FOREACH_KERNEL(P
 const poolgrad_kernel *poolgrad_select_kernel(const poolgrad_problem *pr)
 {
     const int cap = isa_level(poolgrad_active_isa());
-    for (size_t i = 0; i < sizeof kernel_table / sizeof kernel_table[0]; i++) {
+    const size_t count = sizeof kernel_table / sizeof kernel_table[0];
+    /* the first kernel of the best allowed ISA that supports the problem and prefers it ... */
+    for (size_t i = 0; i < count; i++) {
+        const poolgrad_kernel *k = kernel_table[i];
+        if (isa_level(k->isa) <= cap && k->supports(pr) && (!k->preferred || k->preferred(pr)))
+            return k;
+    }
+    /* ... else the first that supports it (the scalar reference supports everything) */
+    for (size_t i = 0; i < count; i++) {
         const poolgrad_kernel *k = kernel_table[i];
         if (isa_level(k->isa) <= cap && k->supports(pr))
             return k;

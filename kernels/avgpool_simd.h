@@ -1,0 +1,682 @@
+/*
+ * The SIMD gather kernels, written once and compiled once per ISA translation unit
+ * (avgpool_bwd_{sse2,avx2,avx512,neon}.c). The including file defines:
+ *   PG_VEC_LEVEL   1 (128-bit), 2 (256-bit) or 3 (512-bit), see simd_vec.h
+ *   PG_ISA         the poolgrad_isa the kernels are dispatched as
+ *   PG_ISA_NAME    "sse2", "avx2", "avx512", "neon" (kernel name prefix)
+ *   PG_KSYM(x)     the symbol of kernel x, e.g. poolgrad_kernel_avx512_##x
+ *
+ * Exactness (SEMANTICS.md section 4): every gradInput element is produced once, by one work item:
+ *   acc = +0.0f; for each covering window in ascending (od, oh, ow): acc = acc + (float)g / (float)divisor;
+ *   one round-to-nearest-even store.
+ * Vector lanes are independent gradInput elements; a lane without a j-th window adds +0.0, which is
+ * exact because acc is never -0.0 (it starts at +0.0 and x + y is -0.0 only if both are -0.0).
+ * Divisions are IEEE divisions of the same operands (the divisor is the exact integer in float: either
+ * (float)int64 computed in scalar code like the reference, or a product of two exact float factors whose
+ * integer product is <= 2^24, hence exact). The "_q" kernels divide once per gradOutput element in a
+ * prepare pass (same division) into an f32 workspace, then only add.
+ *
+ * Kernels (name = PG_ISA_NAME "_" suffix):
+ *   _global  one window covering the whole input (or an empty gradOutput): a per-(n,c) constant fill
+ *   _nchw    gradInput rows contiguous along W, gradOutput contiguous along W: divide per window row
+ *            segment, lanes picked with a permute (vpermps / vpermt2ps) from one or two registers
+ *   _nchw_q  gradInput rows contiguous along W, any gradOutput view: pre-divided f32 workspace
+ *   _nhwc    gradInput channels-last (C contiguous), gradOutput C contiguous: every lane shares windows
+ *            and divisor
+ *   _nhwc_q  gradInput channels-last, any gradOutput view: pre-divided f32 workspace, channels-last
+ * Work items: rows (n, c, d, h) for the W-vectorized kernels, rows (n, d, h) for the channels-last ones,
+ * so batch 1 with few channels still splits over all threads.
+ */
+#include "simd_vec.h"
+
+#include "convert.h"
+#include "problem.h"
+
+#define PG_STR_(x) #x
+#define PG_NAME(suffix) PG_ISA_NAME "_" suffix
+
+/* W-blocking of the per-chunk window tables (stack only, execute never allocates) */
+#define PG_WCH 64
+
+typedef struct pg_wchunk {
+    int64_t base;    /* first window index of lane 0 (windows are non-decreasing along W) */
+    int32_t maxc;    /* max windows per lane */
+    int32_t span;    /* windows touched: base .. base + span - 1 */
+    int32_t nl;      /* lanes in the row (tail chunk may be short) */
+    int32_t rel[VL]; /* first window of each lane, minus base */
+    int32_t cnt[VL]; /* windows of each lane (0 outside the row) */
+} pg_wchunk;
+
+static inline int64_t pg_es(int dt) { return dt == POOLGRAD_F32 ? 4 : 2; }
+static inline int64_t pg_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t pg_max(int64_t a, int64_t b) { return a > b ? a : b; }
+
+PG_AI float pg_sc_load(const char *p, int dt)
+{
+    if (dt == POOLGRAD_F32) {
+        float f;
+        memcpy(&f, p, 4);
+        return f;
+    }
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return dt == POOLGRAD_F16 ? poolgrad_f16_to_f32_inline(h) : poolgrad_bf16_to_f32_inline(h);
+}
+
+/* n (<= VL) elements at a byte stride, widened exactly in scalar code; other lanes +0.0 */
+PG_AI vf pg_ld_strided(const char *p, int64_t stride_bytes, int64_t n, int dt)
+{
+    float t[VL];
+    for (int l = 0; l < VL; l++)
+        t[l] = l < n ? pg_sc_load(p + l * stride_bytes, dt) : 0.0f;
+    return vf_loadu(t);
+}
+
+static inline bool pg_unit(int64_t size, int64_t stride) { return size <= 1 || stride == 1; }
+
+/* gradInput vectorized along C (channels-last) */
+static inline bool pg_gi_cl(const poolgrad_problem *pr)
+{
+    bool uc = pg_unit(pr->c, pr->gi_stride[PG_C]), uw = pg_unit(pr->in[2], pr->gi_stride[PG_W]);
+    if (uc && uw)
+        return pr->c > pr->in[2];
+    return uc;
+}
+
+/* gradInput vectorized along W (NCHW / NCDHW rows, any other strides) */
+static inline bool pg_gi_rows(const poolgrad_problem *pr)
+{
+    return pg_unit(pr->in[2], pr->gi_stride[PG_W]) && !pg_gi_cl(pr);
+}
+
+static inline bool pg_go_empty(const poolgrad_problem *pr)
+{
+    return pr->out[0] <= 0 || pr->out[1] <= 0 || pr->out[2] <= 0;
+}
+
+static inline int64_t pg_factor(const poolgrad_problem *pr, int a, int64_t o)
+{
+    int64_t pool, cnt;
+    poolgrad_window_extent(o, pr->in[a], pr->k[a], pr->s[a], pr->p[a], &pool, &cnt);
+    return pr->count_include_pad ? pool : cnt;
+}
+
+/* All divisors are exact in float and any product of two per-axis partial products is exact too. */
+static inline bool pg_div_small(const poolgrad_problem *pr)
+{
+    if (pr->divisor_override != 0)
+        return true;
+    int64_t prod = 1;
+    for (int a = 0; a < 3; a++) {
+        int64_t span = pr->k[a], ip = pr->in[a] + 2 * pr->p[a];
+        if (ip < span)
+            span = ip;
+        if (span < 1)
+            span = 1;
+        if (span > (1 << 24))
+            return false;
+        prod *= span;
+        if (prod > (1 << 24))
+            return false;
+    }
+    return true;
+}
+
+static inline int64_t pg_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* ================================================================ global pooling */
+
+static bool pg_is_global(const poolgrad_problem *pr)
+{
+    if (pg_go_empty(pr))
+        return true;
+    for (int a = 0; a < 3; a++) {
+        int64_t pool, cnt;
+        if (pr->out[a] != 1)
+            return false;
+        poolgrad_window_extent(0, pr->in[a], pr->k[a], pr->s[a], pr->p[a], &pool, &cnt);
+        if (cnt != pr->in[a])
+            return false;
+    }
+    return true;
+}
+
+static bool global_supports(const poolgrad_problem *pr)
+{
+    return pg_is_global(pr) && (pg_gi_cl(pr) || pg_gi_rows(pr));
+}
+
+static int64_t global_items(const poolgrad_problem *pr)
+{
+    return pg_gi_cl(pr) ? pr->n * pr->in[0] * pr->in[1] : pr->n * pr->c * pr->in[0] * pr->in[1];
+}
+
+PG_AI void pg_fill(char *p, int64_t n, vf v, int dt)
+{
+    const int64_t es = pg_es(dt);
+    int64_t i = 0;
+    for (; i + VL <= n; i += VL)
+        pg_st(p + i * es, v, dt);
+    if (i < n)
+        pg_st_n(p + i * es, v, n - i, dt);
+}
+
+#define PG_GCB 256 /* channels per pattern block */
+
+PG_AI void global_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, int dt)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t ID = pr->in[0], IH = pr->in[1], IW = pr->in[2], C = pr->c;
+    const int64_t *gs = pr->gi_stride, *os = pr->go_stride;
+    const bool empty = pg_go_empty(pr);
+    const float divf = empty ? 1.0f : (float)poolgrad_divisor(pr, 0, 0, 0);
+    if (pg_gi_cl(pr)) {
+        _Alignas(64) char pattern[PG_GCB * 4];
+        for (int64_t row = begin; row < end; row++) {
+            int64_t h = row % IH, t = row / IH, d = t % ID, n = t / ID;
+            char *gi_row = pr->gi + (n * gs[PG_N] + d * gs[PG_D] + h * gs[PG_H]) * es;
+            for (int64_t c0 = 0; c0 < C; c0 += PG_GCB) {
+                int64_t cb = pg_min(PG_GCB, C - c0);
+                if (empty) {
+                    memset(pattern, 0, (size_t)(cb * es));
+                } else {
+                    const char *g = pr->go + (n * os[PG_N] + c0 * os[PG_C]) * es;
+                    const bool unit = pg_unit(C, os[PG_C]);
+                    for (int64_t cc = 0; cc < cb; cc += VL) {
+                        int64_t nl = pg_min(VL, cb - cc);
+                        vf x = unit ? (nl == VL ? pg_ld(g + cc * es, dt) : pg_ld_n(g + cc * es, nl, dt))
+                                    : pg_ld_strided(g + cc * os[PG_C] * es, os[PG_C] * es, nl, dt);
+                        vf q = vf_add(vf_zero(), vf_div(x, vf_set1(divf)));
+                        pg_st(pattern + cc * es, q, dt); /* pattern has room for whole vectors */
+                    }
+                }
+                for (int64_t w = 0; w < IW; w++)
+                    memcpy(gi_row + (w * gs[PG_W] + c0) * es, pattern, (size_t)(cb * es));
+            }
+        }
+        return;
+    }
+    /* rows (n, c, d, h); consecutive rows of one dense (n, c) plane are filled in one go */
+    const int64_t plane_rows = ID * IH;
+    const bool dense = (IH == 1 || gs[PG_H] == IW) && (ID == 1 || gs[PG_D] == IH * IW);
+    for (int64_t row = begin; row < end;) {
+        int64_t plane = row / plane_rows, r = row % plane_rows;
+        int64_t h = r % IH, d = r / IH, c = plane % C, n = plane / C;
+        int64_t stop = pg_min(end, (plane + 1) * plane_rows);
+        float v = 0.0f;
+        if (!empty)
+            v = 0.0f + pg_sc_load(pr->go + (n * os[PG_N] + c * os[PG_C]) * es, dt) / divf;
+        vf vv = vf_set1(v);
+        if (dense) {
+            char *p = pr->gi + (n * gs[PG_N] + c * gs[PG_C] + d * gs[PG_D] + h * gs[PG_H]) * es;
+            pg_fill(p, (stop - row) * IW, vv, dt);
+        } else {
+            for (int64_t rr = row; rr < stop; rr++) {
+                int64_t rh = (rr % plane_rows) % IH, rd = (rr % plane_rows) / IH;
+                char *p = pr->gi + (n * gs[PG_N] + c * gs[PG_C] + rd * gs[PG_D] + rh * gs[PG_H]) * es;
+                pg_fill(p, IW, vv, dt);
+            }
+        }
+        row = stop;
+    }
+}
+
+static void global_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+{
+    (void)ws;
+    switch (pr->dtype) {
+    case POOLGRAD_F16: global_run_dt(pr, begin, end, POOLGRAD_F16); break;
+    case POOLGRAD_BF16: global_run_dt(pr, begin, end, POOLGRAD_BF16); break;
+    default: global_run_dt(pr, begin, end, POOLGRAD_F32); break;
+    }
+}
+
+/* ================================================================ W-vectorized rows (NCHW / NCDHW) */
+
+/* Window tables for W chunks of [w0, w1); returns the number of chunks (<= PG_WCH). */
+static int pg_build_chunks(const poolgrad_problem *pr, int64_t w0, int64_t w1, pg_wchunk *ch)
+{
+    const int64_t k = pr->k[2], s = pr->s[2], p = pr->p[2], OW = pr->out[2];
+    int nch = 0;
+    for (int64_t w = w0; w < w1; w += VL, nch++) {
+        pg_wchunk *c = &ch[nch];
+        int64_t nl = pg_min(VL, w1 - w);
+        int64_t b0, e0;
+        poolgrad_window_range(w, k, s, p, OW, &b0, &e0);
+        c->base = b0;
+        c->nl = (int32_t)nl;
+        c->maxc = 0;
+        c->span = 0;
+        for (int l = 0; l < VL; l++) {
+            int64_t b = 0, e = 0;
+            if (l < nl)
+                poolgrad_window_range(w + l, k, s, p, OW, &b, &e);
+            int64_t cnt = e > b ? e - b : 0;
+            c->cnt[l] = (int32_t)cnt;
+            c->rel[l] = cnt ? (int32_t)(b - b0) : 0;
+            if (cnt > c->maxc)
+                c->maxc = (int32_t)cnt;
+            if (cnt && b - b0 + cnt > c->span)
+                c->span = (int32_t)(b - b0 + cnt);
+        }
+    }
+    return nch;
+}
+
+/* An upper bound of pg_wchunk.span for any chunk. */
+static inline int64_t pg_span_bound(const poolgrad_problem *pr)
+{
+    return (VL - 1) / pr->s[2] + 1 + pg_ceil_div(pr->k[2], pr->s[2]) + 1;
+}
+
+/* Lane l = seg[rel[l] + j] if j < cnt[l] else +0.0, seg = q0 ++ q1 (span <= 2 VL). */
+PG_AI vf pg_expand(vf q0, vf q1, vi rel, vi cnt, const pg_wchunk *c, int j)
+{
+#if PG_VEC_LEVEL == 3
+    vi idx = vi_add(rel, vi_set1(j));
+    simde__mmask16 m = simde_mm512_cmpgt_epi32_mask(cnt, vi_set1(j));
+    if (c->span <= VL)
+        return simde_mm512_maskz_permutexvar_ps(m, idx, q0);
+    return simde_mm512_maskz_permutex2var_ps(m, q0, idx, q1);
+#elif PG_VEC_LEVEL == 2
+    vi idx = vi_add(rel, vi_set1(j));
+    vf r = simde_mm256_permutevar8x32_ps(q0, idx);
+    if (c->span > VL) {
+        vf r1 = simde_mm256_permutevar8x32_ps(q1, idx);
+        r = simde_mm256_blendv_ps(r, r1, simde_mm256_castsi256_ps(simde_mm256_cmpgt_epi32(idx, vi_set1(VL - 1))));
+    }
+    return simde_mm256_and_ps(r, simde_mm256_castsi256_ps(simde_mm256_cmpgt_epi32(cnt, vi_set1(j))));
+#else
+    (void)rel;
+    (void)cnt;
+    float seg[2 * VL], t[VL];
+    vf_storeu(seg, q0);
+    vf_storeu(seg + VL, q1);
+    for (int l = 0; l < VL; l++)
+        t[l] = j < c->cnt[l] ? seg[c->rel[l] + j] : 0.0f;
+    return vf_loadu(t);
+#endif
+}
+
+/* Lanes from memory (any span): the q workspace row. */
+PG_AI vf pg_expand_mem(const float *qr, const pg_wchunk *c, int j)
+{
+    float t[VL];
+    for (int l = 0; l < VL; l++)
+        t[l] = j < c->cnt[l] ? qr[c->base + c->rel[l] + j] : 0.0f;
+    return vf_loadu(t);
+}
+
+PG_AI void rows_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin, int64_t end, int dt, bool use_q)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], IW = pr->in[2];
+    const int64_t OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
+    const int64_t *gs = pr->gi_stride, *os = pr->go_stride;
+    const bool ovr = pr->divisor_override != 0;
+    const float ovf = (float)pr->divisor_override;
+    pg_wchunk ch[PG_WCH];
+    float fwt[PG_WCH * VL + 4 * VL];
+    for (int64_t wb = 0; wb < IW; wb += PG_WCH * VL) {
+        const int64_t we = pg_min(IW, wb + PG_WCH * VL);
+        const int nch = pg_build_chunks(pr, wb, we, ch);
+        const int64_t owlo = ch[0].base;
+        if (!use_q && !ovr) {
+            int64_t len = ch[nch - 1].base - owlo + 2 * VL;
+            for (int64_t t = 0; t < len; t++)
+                fwt[t] = owlo + t < OW ? (float)pg_factor(pr, 2, owlo + t) : 1.0f;
+        }
+        for (int64_t row = begin; row < end; row++) {
+            int64_t h = row % IH, t = row / IH, d = t % ID;
+            t /= ID;
+            int64_t c = t % C, n = t / C;
+            int64_t od0, od1, oh0, oh1;
+            poolgrad_window_range(d, pr->k[0], pr->s[0], pr->p[0], OD, &od0, &od1);
+            poolgrad_window_range(h, pr->k[1], pr->s[1], pr->p[1], OH, &oh0, &oh1);
+            char *gi_row = pr->gi + (n * gs[PG_N] + c * gs[PG_C] + d * gs[PG_D] + h * gs[PG_H] + wb) * es;
+            for (int i = 0; i < nch; i++) {
+                const pg_wchunk *k = &ch[i];
+                vf acc = vf_zero();
+                if (k->maxc > 0) {
+                    const vi rel = vi_loadu(k->rel), cnt = vi_loadu(k->cnt);
+                    for (int64_t od = od0; od < od1; od++) {
+                        const int64_t fd = ovr ? 1 : pg_factor(pr, 0, od);
+                        for (int64_t oh = oh0; oh < oh1; oh++) {
+                            vf q0, q1;
+                            if (use_q) {
+                                const float *qr = qws + ((n * C + c) * OD + od) * OH * OW + oh * OW;
+                                if (k->span > 2 * VL) {
+                                    for (int j = 0; j < k->maxc; j++)
+                                        acc = vf_add(acc, pg_expand_mem(qr, k, j));
+                                    continue;
+                                }
+                                q0 = vf_loadu(qr + k->base);
+                                q1 = k->span > VL ? vf_loadu(qr + k->base + VL) : q0;
+                            } else {
+                                const char *g = pr->go + (n * os[PG_N] + c * os[PG_C] + od * os[PG_D] +
+                                                          oh * os[PG_H] + k->base) * es;
+                                const int64_t n0 = OW - k->base;
+                                vf g0 = n0 >= VL ? pg_ld(g, dt) : pg_ld_n(g, n0, dt);
+                                vf d0, d1 = vf_zero();
+                                if (ovr) {
+                                    d0 = d1 = vf_set1(ovf);
+                                } else {
+                                    vf fdh = vf_set1((float)(fd * pg_factor(pr, 1, oh)));
+                                    d0 = vf_mul(fdh, vf_loadu(fwt + (k->base - owlo)));
+                                    if (k->span > VL)
+                                        d1 = vf_mul(fdh, vf_loadu(fwt + (k->base - owlo) + VL));
+                                }
+                                q0 = vf_div(g0, d0);
+                                if (k->span > VL) {
+                                    vf g1 = n0 - VL >= VL ? pg_ld(g + VL * es, dt) : pg_ld_n(g + VL * es, n0 - VL, dt);
+                                    q1 = vf_div(g1, d1);
+                                } else {
+                                    q1 = q0;
+                                }
+                            }
+                            for (int j = 0; j < k->maxc; j++)
+                                acc = vf_add(acc, pg_expand(q0, q1, rel, cnt, k, j));
+                        }
+                    }
+                }
+                if (k->nl == VL)
+                    pg_st(gi_row + (int64_t)i * VL * es, acc, dt);
+                else
+                    pg_st_n(gi_row + (int64_t)i * VL * es, acc, k->nl, dt);
+            }
+        }
+    }
+}
+
+static int64_t rows_items(const poolgrad_problem *pr) { return pr->n * pr->c * pr->in[0] * pr->in[1]; }
+
+/* direct: no workspace */
+static bool rows_supports(const poolgrad_problem *pr)
+{
+    return pg_gi_rows(pr) && pg_div_small(pr) && (pg_go_empty(pr) || pg_unit(pr->out[2], pr->go_stride[PG_W])) &&
+           pg_span_bound(pr) <= 2 * VL;
+}
+
+/* the direct kernel divides once per (gradInput row, window row): worth it while rows share few windows */
+static bool rows_preferred(const poolgrad_problem *pr)
+{
+    return pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) <= 4;
+}
+
+static void rows_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+{
+    (void)ws;
+    switch (pr->dtype) {
+    case POOLGRAD_F16: rows_run_dt(pr, NULL, begin, end, POOLGRAD_F16, false); break;
+    case POOLGRAD_BF16: rows_run_dt(pr, NULL, begin, end, POOLGRAD_BF16, false); break;
+    default: rows_run_dt(pr, NULL, begin, end, POOLGRAD_F32, false); break;
+    }
+}
+
+/* pre-divided: q[n, c, od, oh, ow] = (float)go / (float)divisor in f32, plus 2 VL floats of slack */
+static bool rowsq_supports(const poolgrad_problem *pr) { return pg_gi_rows(pr) && pg_div_small(pr); }
+
+static int64_t rowsq_qcount(const poolgrad_problem *pr)
+{
+    return pg_go_empty(pr) ? 0 : pr->n * pr->c * pr->out[0] * pr->out[1] * pr->out[2];
+}
+
+static size_t rowsq_workspace(const poolgrad_problem *pr) { return (size_t)(rowsq_qcount(pr) + 2 * VL) * 4u; }
+
+static int64_t rowsq_prepare_items(const poolgrad_problem *pr)
+{
+    return pg_go_empty(pr) ? 0 : pr->n * pr->c * pr->out[0] * pr->out[1];
+}
+
+#define PG_OWB 1024
+
+PG_AI void rowsq_prepare_dt(const poolgrad_problem *pr, float *qws, int64_t begin, int64_t end, int dt)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t C = pr->c, OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
+    const int64_t *os = pr->go_stride;
+    const bool ovr = pr->divisor_override != 0;
+    const float ovf = (float)pr->divisor_override;
+    const bool unit = pg_unit(OW, os[PG_W]);
+    float fwt[PG_OWB + VL];
+    for (int64_t ob = 0; ob < OW; ob += PG_OWB) {
+        const int64_t oe = pg_min(OW, ob + PG_OWB);
+        if (!ovr)
+            for (int64_t t = 0; t < PG_OWB + VL; t++)
+                fwt[t] = ob + t < OW ? (float)pg_factor(pr, 2, ob + t) : 1.0f;
+        for (int64_t r = begin; r < end; r++) {
+            int64_t oh = r % OH, t = r / OH, od = t % OD;
+            t /= OD;
+            int64_t c = t % C, n = t / C;
+            const char *g = pr->go + (n * os[PG_N] + c * os[PG_C] + od * os[PG_D] + oh * os[PG_H]) * es;
+            float *qr = qws + r * OW;
+            vf fdh = vf_set1(ovr ? ovf : (float)(pg_factor(pr, 0, od) * pg_factor(pr, 1, oh)));
+            for (int64_t ow = ob; ow < oe; ow += VL) {
+                int64_t nl = pg_min(VL, oe - ow);
+                vf x = unit ? (nl == VL ? pg_ld(g + ow * es, dt) : pg_ld_n(g + ow * es, nl, dt))
+                            : pg_ld_strided(g + ow * os[PG_W] * es, os[PG_W] * es, nl, dt);
+                vf dv = ovr ? fdh : vf_mul(fdh, vf_loadu(fwt + (ow - ob)));
+                vf q = vf_div(x, dv);
+                if (nl == VL)
+                    vf_storeu(qr + ow, q);
+                else
+                    pg_st_n((char *)(qr + ow), q, nl, POOLGRAD_F32);
+            }
+        }
+    }
+    if (end == rowsq_prepare_items(pr))
+        memset(qws + rowsq_qcount(pr), 0, 2 * VL * sizeof(float));
+}
+
+static void rowsq_prepare(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+{
+    switch (pr->dtype) {
+    case POOLGRAD_F16: rowsq_prepare_dt(pr, ws, begin, end, POOLGRAD_F16); break;
+    case POOLGRAD_BF16: rowsq_prepare_dt(pr, ws, begin, end, POOLGRAD_BF16); break;
+    default: rowsq_prepare_dt(pr, ws, begin, end, POOLGRAD_F32); break;
+    }
+}
+
+static void rowsq_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+{
+    switch (pr->dtype) {
+    case POOLGRAD_F16: rows_run_dt(pr, ws, begin, end, POOLGRAD_F16, true); break;
+    case POOLGRAD_BF16: rows_run_dt(pr, ws, begin, end, POOLGRAD_BF16, true); break;
+    default: rows_run_dt(pr, ws, begin, end, POOLGRAD_F32, true); break;
+    }
+}
+
+/* ================================================================ channels-last (NHWC / NDHWC) */
+
+#define PG_CU 4 /* vectors per channel block */
+
+/* one channel block of nv full vectors (or one partial vector of nl lanes when nv == 0) at channel c */
+PG_AI void cl_block(const poolgrad_problem *pr, const float *qws, char *gi_px, int64_t n, int64_t c, int nv,
+                    int64_t nl, int64_t od0, int64_t od1, int64_t oh0, int64_t oh1, int64_t ow0, int64_t ow1, int dt,
+                    bool use_q)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t C = pr->c, OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
+    const int64_t *os = pr->go_stride;
+    const bool ovr = pr->divisor_override != 0;
+    const float ovf = (float)pr->divisor_override;
+    vf acc[PG_CU];
+    for (int u = 0; u < PG_CU; u++)
+        acc[u] = vf_zero();
+    for (int64_t od = od0; od < od1; od++) {
+        const int64_t fd = ovr ? 1 : pg_factor(pr, 0, od);
+        for (int64_t oh = oh0; oh < oh1; oh++) {
+            const int64_t fdh = ovr ? 1 : fd * pg_factor(pr, 1, oh);
+            for (int64_t ow = ow0; ow < ow1; ow++) {
+                if (use_q) {
+                    const float *q = qws + (((n * OD + od) * OH + oh) * OW + ow) * C + c;
+                    if (nv == 0) {
+                        acc[0] = vf_add(acc[0], pg_ld_n((const char *)q, nl, POOLGRAD_F32));
+                    } else {
+                        for (int u = 0; u < nv; u++)
+                            acc[u] = vf_add(acc[u], vf_loadu(q + u * VL));
+                    }
+                } else {
+                    const vf dv = vf_set1(ovr ? ovf : (float)(fdh * pg_factor(pr, 2, ow)));
+                    const char *g = pr->go + (n * os[PG_N] + od * os[PG_D] + oh * os[PG_H] + ow * os[PG_W] + c) * es;
+                    if (nv == 0) {
+                        acc[0] = vf_add(acc[0], vf_div(pg_ld_n(g, nl, dt), dv));
+                    } else {
+                        for (int u = 0; u < nv; u++)
+                            acc[u] = vf_add(acc[u], vf_div(pg_ld(g + u * VL * es, dt), dv));
+                    }
+                }
+            }
+        }
+    }
+    if (nv == 0) {
+        pg_st_n(gi_px + c * es, acc[0], nl, dt);
+    } else {
+        for (int u = 0; u < nv; u++)
+            pg_st(gi_px + (c + u * VL) * es, acc[u], dt);
+    }
+}
+
+PG_AI void cl_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin, int64_t end, int dt, bool use_q)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], IW = pr->in[2];
+    const int64_t OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
+    const int64_t *gs = pr->gi_stride;
+    for (int64_t row = begin; row < end; row++) {
+        int64_t h = row % IH, t = row / IH, d = t % ID, n = t / ID;
+        int64_t od0, od1, oh0, oh1;
+        poolgrad_window_range(d, pr->k[0], pr->s[0], pr->p[0], OD, &od0, &od1);
+        poolgrad_window_range(h, pr->k[1], pr->s[1], pr->p[1], OH, &oh0, &oh1);
+        if (od1 < od0)
+            od1 = od0;
+        if (oh1 < oh0)
+            oh1 = oh0;
+        char *gi_row = pr->gi + (n * gs[PG_N] + d * gs[PG_D] + h * gs[PG_H]) * es;
+        for (int64_t w = 0; w < IW; w++) {
+            int64_t ow0, ow1;
+            poolgrad_window_range(w, pr->k[2], pr->s[2], pr->p[2], OW, &ow0, &ow1);
+            if (ow1 < ow0)
+                ow1 = ow0;
+            char *gi_px = gi_row + w * gs[PG_W] * es;
+            int64_t c = 0;
+            for (; c + PG_CU * VL <= C; c += PG_CU * VL)
+                cl_block(pr, qws, gi_px, n, c, PG_CU, VL, od0, od1, oh0, oh1, ow0, ow1, dt, use_q);
+            for (; c + VL <= C; c += VL)
+                cl_block(pr, qws, gi_px, n, c, 1, VL, od0, od1, oh0, oh1, ow0, ow1, dt, use_q);
+            if (c < C)
+                cl_block(pr, qws, gi_px, n, c, 0, C - c, od0, od1, oh0, oh1, ow0, ow1, dt, use_q);
+        }
+    }
+}
+
+static int64_t cl_items(const poolgrad_problem *pr) { return pr->n * pr->in[0] * pr->in[1]; }
+
+static bool cl_supports(const poolgrad_problem *pr)
+{
+    return pg_gi_cl(pr) && (pg_go_empty(pr) || pg_unit(pr->c, pr->go_stride[PG_C]));
+}
+
+/* the direct kernel divides once per term: worth it while elements have few windows */
+static bool cl_preferred(const poolgrad_problem *pr)
+{
+    return pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) * pg_ceil_div(pr->k[2], pr->s[2]) <= 4;
+}
+
+static void cl_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+{
+    (void)ws;
+    switch (pr->dtype) {
+    case POOLGRAD_F16: cl_run_dt(pr, NULL, begin, end, POOLGRAD_F16, false); break;
+    case POOLGRAD_BF16: cl_run_dt(pr, NULL, begin, end, POOLGRAD_BF16, false); break;
+    default: cl_run_dt(pr, NULL, begin, end, POOLGRAD_F32, false); break;
+    }
+}
+
+static bool clq_supports(const poolgrad_problem *pr) { return pg_gi_cl(pr); }
+
+static size_t clq_workspace(const poolgrad_problem *pr)
+{
+    return pg_go_empty(pr) ? 0 : (size_t)(pr->n * pr->out[0] * pr->out[1] * pr->out[2] * pr->c) * 4u;
+}
+
+static int64_t clq_prepare_items(const poolgrad_problem *pr)
+{
+    return pg_go_empty(pr) ? 0 : pr->n * pr->out[0] * pr->out[1];
+}
+
+PG_AI void clq_prepare_dt(const poolgrad_problem *pr, float *qws, int64_t begin, int64_t end, int dt)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t C = pr->c, OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
+    const int64_t *os = pr->go_stride;
+    const bool ovr = pr->divisor_override != 0;
+    const float ovf = (float)pr->divisor_override;
+    const bool unit = pg_unit(C, os[PG_C]);
+    for (int64_t r = begin; r < end; r++) {
+        int64_t oh = r % OH, t = r / OH, od = t % OD, n = t / OD;
+        const int64_t fdh = ovr ? 1 : pg_factor(pr, 0, od) * pg_factor(pr, 1, oh);
+        for (int64_t ow = 0; ow < OW; ow++) {
+            const vf dv = vf_set1(ovr ? ovf : (float)(fdh * pg_factor(pr, 2, ow)));
+            const char *g = pr->go + (n * os[PG_N] + od * os[PG_D] + oh * os[PG_H] + ow * os[PG_W]) * es;
+            float *q = qws + (r * OW + ow) * C;
+            for (int64_t c = 0; c < C; c += VL) {
+                int64_t nl = pg_min(VL, C - c);
+                vf x = unit ? (nl == VL ? pg_ld(g + c * es, dt) : pg_ld_n(g + c * es, nl, dt))
+                            : pg_ld_strided(g + c * os[PG_C] * es, os[PG_C] * es, nl, dt);
+                vf v = vf_div(x, dv);
+                if (nl == VL)
+                    vf_storeu(q + c, v);
+                else
+                    pg_st_n((char *)(q + c), v, nl, POOLGRAD_F32);
+            }
+        }
+    }
+}
+
+static void clq_prepare(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+{
+    switch (pr->dtype) {
+    case POOLGRAD_F16: clq_prepare_dt(pr, ws, begin, end, POOLGRAD_F16); break;
+    case POOLGRAD_BF16: clq_prepare_dt(pr, ws, begin, end, POOLGRAD_BF16); break;
+    default: clq_prepare_dt(pr, ws, begin, end, POOLGRAD_F32); break;
+    }
+}
+
+static void clq_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+{
+    switch (pr->dtype) {
+    case POOLGRAD_F16: cl_run_dt(pr, ws, begin, end, POOLGRAD_F16, true); break;
+    case POOLGRAD_BF16: cl_run_dt(pr, ws, begin, end, POOLGRAD_BF16, true); break;
+    default: cl_run_dt(pr, ws, begin, end, POOLGRAD_F32, true); break;
+    }
+}
+
+/* ================================================================ the kernel table entries */
+
+const poolgrad_kernel PG_KSYM(global) = {
+    .name = PG_NAME("global"), .isa = PG_ISA, .supports = global_supports, .preferred = NULL,
+    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = global_items, .run = global_run,
+};
+
+const poolgrad_kernel PG_KSYM(nchw) = {
+    .name = PG_NAME("nchw"), .isa = PG_ISA, .supports = rows_supports, .preferred = rows_preferred,
+    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = rows_items, .run = rows_run,
+};
+
+const poolgrad_kernel PG_KSYM(nchw_q) = {
+    .name = PG_NAME("nchw_q"), .isa = PG_ISA, .supports = rowsq_supports, .preferred = NULL,
+    .workspace_size = rowsq_workspace, .prepare_items = rowsq_prepare_items, .prepare = rowsq_prepare,
+    .work_items = rows_items, .run = rowsq_run,
+};
+
+const poolgrad_kernel PG_KSYM(nhwc) = {
+    .name = PG_NAME("nhwc"), .isa = PG_ISA, .supports = cl_supports, .preferred = cl_preferred,
+    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = cl_items, .run = cl_run,
+};
+
+const poolgrad_kernel PG_KSYM(nhwc_q) = {
+    .name = PG_NAME("nhwc_q"), .isa = PG_ISA, .supports = clq_supports, .preferred = NULL,
+    .workspace_size = clq_workspace, .prepare_items = clq_prepare_items, .prepare = clq_prepare,
+    .work_items = cl_items, .run = clq_run,
+};
