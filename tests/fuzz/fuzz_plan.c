@@ -149,11 +149,11 @@ static void decode_view(src *s, poolgrad_tensor *t)
         ok = false;
     /* offset so that the lowest element is at 0, then some slack or a hostile value */
     uint8_t om = u8(s);
-    t->offset = -lo;
+    t->offset = lo == INT64_MIN ? 0 : -lo;
     if (om >= 200)
         t->offset = val(s, -2, 4);
-    else if (om >= 150)
-        t->offset += om % 4;
+    else if (om >= 150 && __builtin_add_overflow(t->offset, om % 4, &t->offset))
+        t->offset = INT64_MAX;
     int64_t need;
     if (!ok || __builtin_add_overflow(t->offset, hi, &need) || __builtin_add_overflow(need, 1, &need))
         need = INT64_MAX;

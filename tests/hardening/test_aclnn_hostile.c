@@ -30,6 +30,7 @@ typedef struct acase {
     int64_t divisor;
     bool ceil, cip;
     float go_data[2 * 3 * 3 * 3 * 3];
+    int go_gap; /* check_result: dense gradOutput element j lives at go_data[j * go_gap] */
     float gi_data[2 * 3 * 6 * 6 * 6];
     void *gi_ptr, *go_ptr;
 } acase;
@@ -504,7 +505,7 @@ static void check_result(const acase *c)
 {
     for (int i = 0; i < 216; i++) {
         int n = i / 108, ch = i / 36 % 3, y = i / 6 % 6, x = i % 6;
-        float want = c->go_data[((n * 3 + ch) * 3 + y / 2) * 3 + x / 2] / 4.0f;
+        float want = c->go_data[(((n * 3 + ch) * 3 + y / 2) * 3 + x / 2) * (c->go_gap ? c->go_gap : 1)] / 4.0f;
         cr_assert_eq(c->gi_data[i], want, "element %d: %a vs %a", i, (double)c->gi_data[i], (double)want);
     }
 }
@@ -549,16 +550,31 @@ static void executor_misuse(int sd)
     void *big = malloc((size_t)ws + 4096);
     cr_assert_eq(run(big, ws + 4096, ex, stream), ACLNN_SUCCESS);
     free(big);
-    /* too small a workspace: 161002 and not consumed */
+    /* too small a workspace: 161002 and not consumed. Needs a plan with a workspace: a gradOutput
+     * with gaps along W steers the dispatch to a pre-dividing kernel, if the build has one. */
     cr_assert_eq(aplan(&c, &ex, &ws), ACLNN_SUCCESS);
     if (ws == 0) {
+        cr_assert_eq(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
+        static const int64_t gap2d[4] = { 54, 18, 6, 2 }, gap3d[5] = { 54, 18, 18, 6, 2 };
+        c.go_strides = sd == 2 ? gap2d : gap3d;
+        c.go_storage[0] = 108;
+        c.go_gap = 2;
+        for (int j = 53; j >= 0; j--)
+            c.go_data[2 * j] = c.go_data[j], c.go_data[2 * j + 1] = -1e30f;
+        cr_assert_eq(aplan(&c, &ex, &ws), ACLNN_SUCCESS);
+        free(w);
+        w = ws ? malloc((size_t)ws) : NULL;
+    }
+    if (ws == 0) {
         cr_assert_eq(run(NULL, 0, ex, stream), ACLNN_SUCCESS);
+        check_result(&c);
         free(w);
         aclrtDestroyStream(stream);
-        cr_skip("the %dD plan needs no workspace (scalar or workspace-free kernel): "
+        cr_skip("no %dD plan here needs a workspace (scalar or workspace-free kernels only): "
                 "workspaceSize < planned cannot arise",
                 sd);
     }
+    memset(c.gi_data, 0xff, sizeof c.gi_data);
     cr_assert_eq(run(w, ws - 1, ex, stream), INVALID);
     cr_assert_eq(run(w, 0, ex, stream), INVALID);
     cr_assert_eq(run(NULL, 0, ex, stream), INVALID);

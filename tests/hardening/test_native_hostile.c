@@ -456,6 +456,21 @@ Test(native_hostile, execute_misuse)
     if (wsz == 0) {
         cr_assert_eq(poolgrad_execute(plan, NULL, 0, 1), POOLGRAD_OK);
         cr_assert_eq(poolgrad_execute(plan, NULL, 12345, 1), POOLGRAD_OK); /* nothing needed */
+        poolgrad_plan_destroy(plan);
+        /* a gradOutput with gaps along W steers the dispatch to a pre-dividing kernel, if any */
+        static float gapped[108];
+        for (int j = 0; j < 54; j++)
+            gapped[2 * j] = h.go_data[j], gapped[2 * j + 1] = -1e30f;
+        h.go.storage = gapped;
+        h.go.storage_numel = 108;
+        for (int d = 0; d < 4; d++)
+            h.go.strides[d] *= 2;
+        cr_assert_eq(poolgrad_plan_create(&h.pa, &h.go, &h.gi, &plan), POOLGRAD_OK);
+        wsz = poolgrad_plan_workspace_size(plan);
+        free(ws);
+        ws = malloc(wsz + 1);
+    }
+    if (wsz == 0) {
         char name[64];
         snprintf(name, sizeof name, "%s", poolgrad_plan_kernel_name(plan));
         free(ws);
@@ -465,6 +480,12 @@ Test(native_hostile, execute_misuse)
     cr_assert_eq(poolgrad_execute(plan, NULL, wsz, 1), POOLGRAD_ERR_WORKSPACE);
     cr_assert_eq(poolgrad_execute(plan, ws, wsz - 1, 1), POOLGRAD_ERR_WORKSPACE);
     cr_assert_eq(poolgrad_execute(plan, ws, 0, 1), POOLGRAD_ERR_WORKSPACE);
+    memset(h.gi_data, 0, sizeof h.gi_data);
+    cr_assert_eq(poolgrad_execute(plan, ws, wsz, 2), POOLGRAD_OK);
+    for (int i = 0; i < 2 * 3 * 6 * 6; i++) {
+        int n = i / 108, c = i / 36 % 3, y = i / 6 % 6, x = i % 6;
+        cr_assert_eq(h.gi_data[i], h.go_data[((n * 3 + c) * 3 + y / 2) * 3 + x / 2] / 4.0f);
+    }
     free(ws);
     poolgrad_plan_destroy(plan);
 }
