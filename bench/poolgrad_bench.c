@@ -11,7 +11,8 @@
  *   --filter SUBSTR   keep rows whose "case op dtype layout" contains SUBSTR (repeatable: any match)
  *   --dtype LIST      f32,f16,bf16          --layout LIST   nchw,cl   (nchw means NCHW or NCDHW)
  *   --threads LIST    thread counts, e.g. 1,2 (default: 1, and also 2 for 3D cases)
- *   --isa LIST        POOLGRAD_ISA caps to run, e.g. scalar,avx2,avx512 (default: auto)
+ *   --isa LIST        POOLGRAD_ISA caps to run, e.g. scalar,avx2,avx512 (default: $POOLGRAD_ISA, else auto);
+ *                     the target summary is judged on the first one
  *   --reps N          timed repetitions (default: adaptive, 5..25 (3 on slow rows), ~1.5 s per row)
  *   --csv FILE / --json FILE   write the rows (and the target summary, JSON) to FILE
  *   --no-onednn       skip the oneDNN columns even when built with oneDNN
@@ -225,7 +226,8 @@ static void usage(FILE *f)
           "  --dtype LIST       comma list of f32,f16,bf16\n"
           "  --layout LIST      comma list of nchw,cl (nchw = NCHW/NCDHW, cl = NHWC/NDHWC)\n"
           "  --threads N[,M..]  thread counts (default 1, plus 2 for 3D cases)\n"
-          "  --isa LIST         POOLGRAD_ISA caps, e.g. scalar,sse2,avx2,avx512,auto (default auto)\n"
+          "  --isa LIST         POOLGRAD_ISA caps, e.g. scalar,sse2,avx2,avx512,auto (default: $POOLGRAD_ISA\n"
+          "                     or auto); the target summary uses the first\n"
           "  --reps N           timed repetitions (default adaptive 5..25, about 1.5 s per row)\n"
           "  --csv FILE         write rows as CSV\n"
           "  --json FILE        write rows and the target summary as JSON\n"
@@ -325,8 +327,9 @@ static void parse_args(int argc, char **argv, options *o)
     }
     if (!o->layout_nchw && !o->layout_cl)
         o->layout_nchw = o->layout_cl = true;
-    if (o->n_isas == 0) {
-        o->isas[0] = "auto";
+    if (o->n_isas == 0) { /* default: the POOLGRAD_ISA of the environment, else auto */
+        const char *env = getenv("POOLGRAD_ISA");
+        o->isas[0] = env && *env ? env : "auto";
         o->n_isas = 1;
     }
     if (o->quick) {
@@ -894,7 +897,7 @@ static void fmt_time(char *buf, size_t n, double s)
 
 static void print_header(FILE *f, bool sweep, bool dnnl)
 {
-    fprintf(f, "%-22s %-9s %-4s %-5s %3s %-6s %-34s %10s %7s %6s %8s %6s", "case", "op", "type", "lay", "thr",
+    fprintf(f, "%-22s %-9s %-4s %-5s %3s %-6s %-34s %10s %7s %6s %10s %6s", "case", "op", "type", "lay", "thr",
             "isa", "kernel", "time", "GB/s", "%mcpy", sweep ? "ns/elem" : "ref", sweep ? "" : "x_ref");
     if (dnnl)
         fprintf(f, " %10s %6s %-18s", "onednn", "x_dnnl", "onednn_impl");
@@ -915,7 +918,7 @@ static void print_row(FILE *f, const row *r, bool dnnl)
         else
             snprintf(xr, sizeof xr, "%.2fx", r->x_ref);
     }
-    fprintf(f, "%-22s %-9s %-4s %-5s %3d %-6s %-34s %10s %7.2f %5.0f%% %8s %6s", r->case_name, r->op, r->dtype,
+    fprintf(f, "%-22s %-9s %-4s %-5s %3d %-6s %-34s %10s %7.2f %5.0f%% %10s %6s", r->case_name, r->op, r->dtype,
             r->layout, r->threads, r->isa, r->kernel, tp, r->gbs, 100.0 * r->frac_memcpy, tr, xr);
     if (dnnl) {
         if (isnan(r->t_dnnl)) {
@@ -1012,7 +1015,10 @@ static target *add_target(const char *name)
     return t;
 }
 
-static bool is_1t_auto(const row *r) { return !r->sweep && r->threads == 1 && !strcmp(r->isa, "auto"); }
+/* the targets are judged on the first --isa of the list (default auto) */
+static const char *target_isa = "auto";
+
+static bool is_1t_auto(const row *r) { return !r->sweep && r->threads == 1 && !strcmp(r->isa, target_isa); }
 
 static const row *find_row(const row *like, const char *dtype, int threads)
 {
@@ -1127,7 +1133,7 @@ static void evaluate_targets(void)
         const row *worst = NULL;
         for (int i = 0; i < n_rows; i++) {
             const row *r = &rows[i];
-            if (r->sweep || r->threads != 2 || strcmp(r->op, "avgpool3d") || strcmp(r->isa, "auto"))
+            if (r->sweep || r->threads != 2 || strcmp(r->op, "avgpool3d") || strcmp(r->isa, target_isa))
                 continue;
             const row *one = find_row(r, r->dtype, 1);
             if (!one)
@@ -1150,7 +1156,7 @@ static void evaluate_targets(void)
 
 static void print_targets(FILE *f)
 {
-    fprintf(f, "\ntargets (issue 4), on the rows of this run:\n");
+    fprintf(f, "\ntargets (issue 4), on the rows of this run with isa %s:\n", target_isa);
     for (int i = 0; i < n_targets; i++)
         fprintf(f, "  [%-4s] %s\n         %s\n", targets[i].status, targets[i].name, targets[i].value);
 }
@@ -1426,6 +1432,7 @@ int main(int argc, char **argv)
     double elapsed = now_s() - t_start;
 
     if (!o.sweep && !o.quick) { /* the quick suite's tiny sizes say nothing about the targets */
+        target_isa = o.isas[0];
         evaluate_targets();
         print_targets(stdout);
     }
