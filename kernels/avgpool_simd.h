@@ -307,6 +307,71 @@ PG_AI vf pg_expand_mem(const float *qr, const pg_wchunk *c, int j)
     return vf_loadu(t);
 }
 
+/*
+ * Per-axis tables for one run call (stack only): covering-window range of every input index and the
+ * divisor factor of every window. Axes longer than PG_AXMAX fall back to computing on the fly.
+ */
+#define PG_AXMAX 1024
+
+typedef struct pg_axis {
+    bool tab;
+    int a;
+    int32_t o0[PG_AXMAX], o1[PG_AXMAX];
+    int64_t f[PG_AXMAX];
+} pg_axis;
+
+static void pg_axis_init(pg_axis *ax, const poolgrad_problem *pr, int a)
+{
+    ax->a = a;
+    ax->tab = pr->in[a] <= PG_AXMAX && pr->out[a] <= PG_AXMAX;
+    if (!ax->tab)
+        return;
+    for (int64_t x = 0; x < pr->in[a]; x++) {
+        int64_t b, e;
+        poolgrad_window_range(x, pr->k[a], pr->s[a], pr->p[a], pr->out[a], &b, &e);
+        if (e < b)
+            e = b;
+        ax->o0[x] = (int32_t)b;
+        ax->o1[x] = (int32_t)e;
+    }
+    for (int64_t o = 0; o < pr->out[a]; o++)
+        ax->f[o] = pg_factor(pr, a, o);
+}
+
+PG_AI void pg_axis_range(const pg_axis *ax, const poolgrad_problem *pr, int64_t x, int64_t *b, int64_t *e)
+{
+    if (ax->tab) {
+        *b = ax->o0[x];
+        *e = ax->o1[x];
+        return;
+    }
+    const int a = ax->a;
+    poolgrad_window_range(x, pr->k[a], pr->s[a], pr->p[a], pr->out[a], b, e);
+    if (*e < *b)
+        *e = *b;
+}
+
+PG_AI int64_t pg_axis_factor(const pg_axis *ax, const poolgrad_problem *pr, int64_t o)
+{
+    return ax->tab ? ax->f[o] : pg_factor(pr, ax->a, o);
+}
+
+/* One past the highest byte of the gradOutput view: full-vector loads that end below it are safe. */
+static inline const char *pg_go_end(const poolgrad_problem *pr, int64_t es)
+{
+    if (pg_go_empty(pr))
+        return pr->go;
+    const int64_t size[5] = { pr->n, pr->c, pr->out[0], pr->out[1], pr->out[2] };
+    int64_t hi = 0;
+    for (int d = 0; d < 5; d++)
+        if (pr->go_stride[d] > 0)
+            hi += (size[d] - 1) * pr->go_stride[d];
+    return pr->go + (hi + 1) * es;
+}
+
+#define PG_TMAX 512 /* window rows (od, oh) per gradInput row handled by the row kernels */
+#define PG_GROUP 8  /* rows sharing their windows, computed once */
+
 PG_AI void rows_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin, int64_t end, int dt, bool use_q)
 {
     const int64_t es = pg_es(dt);
@@ -315,8 +380,15 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
     const int64_t *gs = pr->gi_stride, *os = pr->go_stride;
     const bool ovr = pr->divisor_override != 0;
     const float ovf = (float)pr->divisor_override;
+    const char *const go_end = use_q ? NULL : pg_go_end(pr, es);
     pg_wchunk ch[PG_WCH];
     float fwt[PG_WCH * VL + 4 * VL];
+    int64_t toff[PG_TMAX];
+    float tdiv[PG_TMAX];
+    pg_axis axes[2];
+    const pg_axis *axd = &axes[0], *axh = &axes[1];
+    pg_axis_init(&axes[0], pr, 0);
+    pg_axis_init(&axes[1], pr, 1);
     for (int64_t wb = 0; wb < IW; wb += PG_WCH * VL) {
         const int64_t we = pg_min(IW, wb + PG_WCH * VL);
         const int nch = pg_build_chunks(pr, wb, we, ch);
@@ -326,64 +398,102 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
             for (int64_t t = 0; t < len; t++)
                 fwt[t] = owlo + t < OW ? (float)pg_factor(pr, 2, owlo + t) : 1.0f;
         }
-        for (int64_t row = begin; row < end; row++) {
-            int64_t h = row % IH, t = row / IH, d = t % ID;
-            t /= ID;
-            int64_t c = t % C, n = t / C;
+        int64_t h = begin % IH, t0 = begin / IH, d = t0 % ID;
+        t0 /= ID;
+        int64_t c = t0 % C, n = t0 / C;
+        for (int64_t row = begin; row < end;) {
             int64_t od0, od1, oh0, oh1;
-            poolgrad_window_range(d, pr->k[0], pr->s[0], pr->p[0], OD, &od0, &od1);
-            poolgrad_window_range(h, pr->k[1], pr->s[1], pr->p[1], OH, &oh0, &oh1);
-            char *gi_row = pr->gi + (n * gs[PG_N] + c * gs[PG_C] + d * gs[PG_D] + h * gs[PG_H] + wb) * es;
+            pg_axis_range(axd, pr, d, &od0, &od1);
+            pg_axis_range(axh, pr, h, &oh0, &oh1);
+            /* following rows of the same (n, c) plane with the same windows get the same bits: compute once */
+            int64_t gh[PG_GROUP], gd[PG_GROUP];
+            const int64_t gc = c, gn = n; /* the group never leaves its (n, c) plane */
+            int g = 0;
+            gh[0] = h;
+            gd[0] = d;
+            for (;;) {
+                g++;
+                if (++h == IH) {
+                    h = 0;
+                    if (++d == ID) {
+                        d = 0;
+                        if (++c == C) {
+                            c = 0;
+                            n++;
+                        }
+                        break;
+                    }
+                }
+                if (row + g >= end || g == PG_GROUP)
+                    break;
+                int64_t a0, a1, b0, b1;
+                pg_axis_range(axd, pr, d, &a0, &a1);
+                pg_axis_range(axh, pr, h, &b0, &b1);
+                if (a0 != od0 || a1 != od1 || b0 != oh0 || b1 != oh1)
+                    break;
+                gh[g] = h;
+                gd[g] = d;
+            }
+            /* the window rows of this group, in ascending (od, oh) order */
+            int T = 0;
+            for (int64_t od = od0; od < od1; od++) {
+                const int64_t fd = ovr ? 1 : pg_axis_factor(axd, pr, od);
+                for (int64_t oh = oh0; oh < oh1; oh++, T++) {
+                    toff[T] = use_q ? (((gn * C + gc) * OD + od) * OH + oh) * OW
+                                    : (gn * os[PG_N] + gc * os[PG_C] + od * os[PG_D] + oh * os[PG_H]) * es;
+                    tdiv[T] = ovr ? ovf : (float)(fd * pg_axis_factor(axh, pr, oh));
+                }
+            }
+            char *dst[PG_GROUP];
+            for (int r = 0; r < g; r++)
+                dst[r] = pr->gi + (gn * gs[PG_N] + gc * gs[PG_C] + gd[r] * gs[PG_D] + gh[r] * gs[PG_H] + wb) * es;
             for (int i = 0; i < nch; i++) {
                 const pg_wchunk *k = &ch[i];
                 vf acc = vf_zero();
                 if (k->maxc > 0) {
                     const vi rel = vi_loadu(k->rel), cnt = vi_loadu(k->cnt);
-                    for (int64_t od = od0; od < od1; od++) {
-                        const int64_t fd = ovr ? 1 : pg_factor(pr, 0, od);
-                        for (int64_t oh = oh0; oh < oh1; oh++) {
-                            vf q0, q1;
-                            if (use_q) {
-                                const float *qr = qws + ((n * C + c) * OD + od) * OH * OW + oh * OW;
-                                if (k->span > 2 * VL) {
-                                    for (int j = 0; j < k->maxc; j++)
-                                        acc = vf_add(acc, pg_expand_mem(qr, k, j));
-                                    continue;
-                                }
-                                q0 = vf_loadu(qr + k->base);
-                                q1 = k->span > VL ? vf_loadu(qr + k->base + VL) : q0;
-                            } else {
-                                const char *g = pr->go + (n * os[PG_N] + c * os[PG_C] + od * os[PG_D] +
-                                                          oh * os[PG_H] + k->base) * es;
-                                const int64_t n0 = OW - k->base;
-                                vf g0 = n0 >= VL ? pg_ld(g, dt) : pg_ld_n(g, n0, dt);
-                                vf d0, d1 = vf_zero();
-                                if (ovr) {
-                                    d0 = d1 = vf_set1(ovf);
-                                } else {
-                                    vf fdh = vf_set1((float)(fd * pg_factor(pr, 1, oh)));
-                                    d0 = vf_mul(fdh, vf_loadu(fwt + (k->base - owlo)));
-                                    if (k->span > VL)
-                                        d1 = vf_mul(fdh, vf_loadu(fwt + (k->base - owlo) + VL));
-                                }
-                                q0 = vf_div(g0, d0);
-                                if (k->span > VL) {
-                                    vf g1 = n0 - VL >= VL ? pg_ld(g + VL * es, dt) : pg_ld_n(g + VL * es, n0 - VL, dt);
-                                    q1 = vf_div(g1, d1);
-                                } else {
-                                    q1 = q0;
-                                }
+                    const bool two = k->span > VL;
+                    for (int tt = 0; tt < T; tt++) {
+                        vf q0, q1;
+                        if (use_q) {
+                            const float *qr = qws + toff[tt];
+                            if (k->span > 2 * VL) {
+                                for (int j = 0; j < k->maxc; j++)
+                                    acc = vf_add(acc, pg_expand_mem(qr, k, j));
+                                continue;
                             }
+                            q0 = vf_loadu(qr + k->base);
+                            q1 = two ? vf_loadu(qr + k->base + VL) : q0;
+                        } else {
+                            const char *gp = pr->go + toff[tt] + k->base * es;
+                            const int64_t n0 = OW - k->base;
+                            vf dd = vf_set1(tdiv[tt]);
+                            vf g0 = gp + VL * es <= go_end ? pg_ld(gp, dt) : pg_ld_n(gp, n0, dt);
+                            q0 = vf_div(g0, ovr ? dd : vf_mul(dd, vf_loadu(fwt + (k->base - owlo))));
+                            if (two) {
+                                const char *g1p = gp + VL * es;
+                                vf g1 = g1p + VL * es <= go_end ? pg_ld(g1p, dt) : pg_ld_n(g1p, n0 - VL, dt);
+                                q1 = vf_div(g1, ovr ? dd : vf_mul(dd, vf_loadu(fwt + (k->base - owlo) + VL)));
+                            } else {
+                                q1 = q0;
+                            }
+                        }
+                        if (k->maxc == 1) {
+                            acc = vf_add(acc, pg_expand(q0, q1, rel, cnt, k, 0));
+                        } else {
                             for (int j = 0; j < k->maxc; j++)
                                 acc = vf_add(acc, pg_expand(q0, q1, rel, cnt, k, j));
                         }
                     }
                 }
-                if (k->nl == VL)
-                    pg_st(gi_row + (int64_t)i * VL * es, acc, dt);
-                else
-                    pg_st_n(gi_row + (int64_t)i * VL * es, acc, k->nl, dt);
+                for (int r = 0; r < g; r++) {
+                    if (k->nl == VL)
+                        pg_st(dst[r] + (int64_t)i * VL * es, acc, dt);
+                    else
+                        pg_st_n(dst[r] + (int64_t)i * VL * es, acc, k->nl, dt);
+                }
             }
+            row += g;
         }
     }
 }
@@ -391,9 +501,14 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
 static int64_t rows_items(const poolgrad_problem *pr) { return pr->n * pr->c * pr->in[0] * pr->in[1]; }
 
 /* direct: no workspace */
+static bool pg_rows_terms_ok(const poolgrad_problem *pr)
+{
+    return pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) <= PG_TMAX;
+}
+
 static bool rows_supports(const poolgrad_problem *pr)
 {
-    return pg_gi_rows(pr) && pg_div_small(pr) && (pg_go_empty(pr) || pg_unit(pr->out[2], pr->go_stride[PG_W])) &&
+    return pg_gi_rows(pr) && pg_div_small(pr) && pg_rows_terms_ok(pr) && (pg_go_empty(pr) || pg_unit(pr->out[2], pr->go_stride[PG_W])) &&
            pg_span_bound(pr) <= 2 * VL;
 }
 
@@ -414,7 +529,10 @@ static void rows_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_
 }
 
 /* pre-divided: q[n, c, od, oh, ow] = (float)go / (float)divisor in f32, plus 2 VL floats of slack */
-static bool rowsq_supports(const poolgrad_problem *pr) { return pg_gi_rows(pr) && pg_div_small(pr); }
+static bool rowsq_supports(const poolgrad_problem *pr)
+{
+    return pg_gi_rows(pr) && pg_div_small(pr) && pg_rows_terms_ok(pr);
+}
 
 static int64_t rowsq_qcount(const poolgrad_problem *pr)
 {

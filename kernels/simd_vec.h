@@ -214,20 +214,36 @@ PG_AI void pg_st(char *p, vf v, int dt)
         vi_store_u16(p, dt == 1 ? vf_to_f16(v) : vf_to_bf16(v));
 }
 
-/* n in [0, VL] elements; the rest of the lanes read as +0.0 */
+/* copy nbytes (< 128) with constant-size moves: no libc call on the hot path */
+PG_AI void pg_copy_small(char *dst, const char *src, size_t nbytes)
+{
+    size_t o = 0;
+    if (VL * 4 >= 64 && (nbytes & 64)) { memcpy(dst + o, src + o, 64); o += 64; }
+    if (VL * 4 >= 32 && (nbytes & 32)) { memcpy(dst + o, src + o, 32); o += 32; }
+    if (nbytes & 16) { memcpy(dst + o, src + o, 16); o += 16; }
+    if (nbytes & 8) { memcpy(dst + o, src + o, 8); o += 8; }
+    if (nbytes & 4) { memcpy(dst + o, src + o, 4); o += 4; }
+    if (nbytes & 2) { memcpy(dst + o, src + o, 2); o += 2; }
+}
+
+/* min(n, VL) elements (n <= 0: none); the rest of the lanes read as +0.0 */
 PG_AI vf pg_ld_n(const char *p, int64_t n, int dt)
 {
     float buf[VL];
     memset(buf, 0, sizeof buf);
-    memcpy(buf, p, (size_t)n * (dt == 0 ? 4u : 2u));
+    if (n > VL)
+        n = VL;
+    if (n > 0)
+        pg_copy_small((char *)buf, p, (size_t)n * (dt == 0 ? 4u : 2u));
     return pg_ld((const char *)buf, dt);
 }
 
+/* store the first n lanes (0 < n <= VL): one full store to the stack, then constant-size moves */
 PG_AI void pg_st_n(char *p, vf v, int64_t n, int dt)
 {
     float buf[VL];
     pg_st((char *)buf, v, dt);
-    memcpy(p, buf, (size_t)n * (dt == 0 ? 4u : 2u));
+    pg_copy_small(p, (const char *)buf, (size_t)n * (dt == 0 ? 4u : 2u));
 }
 
 #endif
