@@ -2,10 +2,10 @@
  * Independent checks on randomized shapes, both operators, all three dtypes.
  *
  * For every random problem (seeded; the seed is printed, POOLGRAD_TEST_SEED replays it):
- *  1. bit-exact: the library (native API with 1 thread and with the default thread count, and the
- *     aclnn front) equals ut_scatter_f32 (unit_common.h), a scatter over windows in ascending
+ *  1. bit-exact: the library (native API with 1, the default and 5 threads, and the aclnn front)
+ *     equals ut_scatter_f32 (unit_common.h), a scatter over windows in ascending
  *     (od, oh, ow) order with f32 accumulation and one final rounding, written here from
- *     SEMANTICS.md section 4; all three runs are bit-identical (determinism).
+ *     SEMANTICS.md section 4; all four runs are bit-identical (determinism).
  *  2. against the exact sum: `exact` = sum of g/div over the covering windows in double, `mag` = sum
  *     of |g/div|, n = number of terms. The f32 accumulation (n roundings of the quotients, n-1 of the
  *     additions) is within E32 = (n + 1) * 2^-24 * mag of exact (the classical recursive-summation
@@ -101,17 +101,20 @@ static bool same_or_both_nan(poolgrad_dtype dt, const void *a, const void *b, in
     return isnan(ut_decode(dt, a, i)) && isnan(ut_decode(dt, b, i));
 }
 
-/* Run the library three ways into three buffers (sentinel-guarded), check guards and agreement. */
-static void run_library(const rcase *c, poolgrad_dtype dt, const pgt_buffer *go, pgt_buffer out[3], int sd)
+#define NRUNS 4
+static const int run_threads[NRUNS - 1] = { 1, 0, 5 };
+
+/* Run the library NRUNS ways (native with 1, default and 5 threads; aclnn), check guards and agreement. */
+static void run_library(const rcase *c, poolgrad_dtype dt, const pgt_buffer *go, pgt_buffer out[NRUNS], int sd)
 {
     const int64_t ni = ut_in_numel(&c->u);
     poolgrad_tensor tgo, tgi;
-    for (int v = 0; v < 3; v++) {
+    for (int v = 0; v < NRUNS; v++) {
         out[v] = pgt_alloc(dt, ni);
         cr_assert_eq(poolgrad_tensor_init_contiguous(&tgo, dt, c->rank, c->oshape, go->data), POOLGRAD_OK);
         cr_assert_eq(poolgrad_tensor_init_contiguous(&tgi, dt, c->rank, c->ishape, out[v].data), POOLGRAD_OK);
-        if (v < 2) {
-            poolgrad_status st = poolgrad_avgpool_backward(&c->pa, &tgo, &tgi, v == 0 ? 1 : 0);
+        if (v < NRUNS - 1) {
+            poolgrad_status st = poolgrad_avgpool_backward(&c->pa, &tgo, &tgi, run_threads[v]);
             cr_assert_eq(st, POOLGRAD_OK, "native: %s", poolgrad_status_string(st));
         } else {
             aclFormat fmt = sd == 3 ? ACL_FORMAT_NCDHW : (c->rank == 4 ? ACL_FORMAT_NCHW : ACL_FORMAT_NCL);
@@ -125,7 +128,7 @@ static void run_library(const rcase *c, poolgrad_dtype dt, const pgt_buffer *go,
         }
         cr_assert(pgt_guards_intact(&out[v]), "write outside gradInput (run %d)", v);
     }
-    for (int v = 1; v < 3; v++)
+    for (int v = 1; v < NRUNS; v++)
         for (int64_t i = 0; i < ni; i++)
             cr_assert(same_or_both_nan(dt, out[0].data, out[v].data, i),
                       "run %d differs from the 1-thread native run at %" PRId64 " (non-deterministic?)", v, i);
@@ -175,7 +178,7 @@ ParameterizedTest(nparam *np, naive, random_ordinary, .timeout = 60)
         pgt_buffer go = pgt_alloc(dt, no);
         for (int64_t i = 0; i < no; i++)
             pgt_store(dt, go.data, i, pgt_value(&rng, false));
-        pgt_buffer out[3];
+        pgt_buffer out[NRUNS];
         run_library(&c, dt, &go, out, np->sd);
 
         /* 1. bit-exact against the scatter emulation */
@@ -254,7 +257,7 @@ ParameterizedTest(nparam *np, naive, random_ordinary, .timeout = 60)
         free(mag);
         free(bound);
         free(terms);
-        for (int v = 0; v < 3; v++)
+        for (int v = 0; v < NRUNS; v++)
             pgt_free(&out[v]);
         pgt_free(&emu);
         pgt_free(&go);
@@ -288,7 +291,7 @@ ParameterizedTest(nparam *np, naive, random_specials, .timeout = 60)
         pgt_buffer go = pgt_alloc(dt, no);
         for (int64_t i = 0; i < no; i++)
             pgt_store(dt, go.data, i, pgt_value(&rng, true));
-        pgt_buffer out[3];
+        pgt_buffer out[NRUNS];
         run_library(&c, dt, &go, out, np->sd);
         pgt_buffer emu = pgt_alloc(dt, ni);
         ut_scatter_f32(&c.u, dt, go.data, emu.data);
@@ -299,7 +302,7 @@ ParameterizedTest(nparam *np, naive, random_specials, .timeout = 60)
                                ut_decode(dt, out[0].data, i), ut_bits_at(dt, out[0].data, i),
                                ut_decode(dt, emu.data, i), ut_bits_at(dt, emu.data, i));
             }
-        for (int v = 0; v < 3; v++)
+        for (int v = 0; v < NRUNS; v++)
             pgt_free(&out[v]);
         pgt_free(&emu);
         pgt_free(&go);
