@@ -41,10 +41,23 @@
  *              the window clipped at I + pad: the time is still comparable, the values differ (onednn_max_abs_err
  *              in CSV/JSON is oneDNN's largest absolute difference from the reference, for information;
  *              a row notes it when it exceeds 1e-4 (f32) / 2e-2 (bf16) without an explanation).
- *   At the end a "targets" block evaluates the issue-4 targets on the rows that were run.
+ *   CSV/JSON also carry the fastest rep (time_min_s, onednn_time_min_s), the memcpy time, ref_reps and
+ *   oneDNN's implementation string (e.g. jit:avx512_core, or simple_nchw:any when oneDNN has no JIT path
+ *   for that problem and layout — the output says so).
+ *   At the end a "targets" block evaluates the issue-4 targets on the rows that were run (standard suite
+ *   only; the --quick sizes say nothing about speed). The sweep's reference runs multi-threaded, for the
+ *   check only (no ref column).
+ *   Exit status: 0 all rows verified, 1 any FAIL (listed at the end), 2 usage/setup error.
+ *
+ * BUILD
+ *   Built when -Dbench=true (the default). oneDNN: -Dbench_onednn=enabled|auto|disabled; found through
+ *   its CMake package (Debian libdnnl-dev ships no pkg-config file), else cc.find_library('dnnl') plus
+ *   dnnl.h. `meson test -C build --benchmark` runs the standard suite (suite 'suite') and the quick one
+ *   (suite 'quick').
  *
  * NOISE
- *   This is a 2-core machine. Run it on a quiet machine; the lead's numbers come from one full run.
+ *   This is a 2-core machine shared during development: 2-thread rows in particular are meaningless when
+ *   anything else runs. Take the published numbers from one full run on a quiet machine.
  */
 #define _GNU_SOURCE
 #include <errno.h>
