@@ -608,41 +608,40 @@ static void rowsq_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64
 
 #define PG_CU 4 /* vectors per channel block */
 
-/* one channel block of nv full vectors (or one partial vector of nl lanes when nv == 0) at channel c */
-PG_AI void cl_block(const poolgrad_problem *pr, const float *qws, char *gi_px, int64_t n, int64_t c, int nv,
-                    int64_t nl, int64_t od0, int64_t od1, int64_t oh0, int64_t oh1, int64_t ow0, int64_t ow1, int dt,
-                    bool use_q)
+/*
+ * One channel block of nv (1..PG_CU, a constant after inlining) full vectors, or one partial vector of nl
+ * lanes when nv == 0, at channel c of one pixel. Terms: window rows tt (od, oh) of the pixel's row, then ow.
+ */
+PG_AI void cl_block(const poolgrad_problem *pr, const float *qws, const char *go_end, char *gi_px, int64_t c,
+                    int nv, int64_t nl, int T, const int64_t *tbase, const int64_t *tfd, int64_t ow0, int64_t ow1,
+                    const pg_axis *axw, int dt, bool use_q)
 {
     const int64_t es = pg_es(dt);
-    const int64_t C = pr->c, OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
-    const int64_t *os = pr->go_stride;
+    const int64_t C = pr->c, wstep = pr->go_stride[PG_W] * es;
     const bool ovr = pr->divisor_override != 0;
     const float ovf = (float)pr->divisor_override;
     vf acc[PG_CU];
     for (int u = 0; u < PG_CU; u++)
         acc[u] = vf_zero();
-    for (int64_t od = od0; od < od1; od++) {
-        const int64_t fd = ovr ? 1 : pg_factor(pr, 0, od);
-        for (int64_t oh = oh0; oh < oh1; oh++) {
-            const int64_t fdh = ovr ? 1 : fd * pg_factor(pr, 1, oh);
-            for (int64_t ow = ow0; ow < ow1; ow++) {
-                if (use_q) {
-                    const float *q = qws + (((n * OD + od) * OH + oh) * OW + ow) * C + c;
-                    if (nv == 0) {
-                        acc[0] = vf_add(acc[0], pg_ld_n((const char *)q, nl, POOLGRAD_F32));
-                    } else {
-                        for (int u = 0; u < nv; u++)
-                            acc[u] = vf_add(acc[u], vf_loadu(q + u * VL));
-                    }
+    for (int tt = 0; tt < T; tt++) {
+        for (int64_t ow = ow0; ow < ow1; ow++) {
+            if (use_q) {
+                const float *q = qws + tbase[tt] + ow * C + c; /* the workspace has VL floats of slack */
+                if (nv == 0) {
+                    acc[0] = vf_add(acc[0], vf_loadu(q));
                 } else {
-                    const vf dv = vf_set1(ovr ? ovf : (float)(fdh * pg_factor(pr, 2, ow)));
-                    const char *g = pr->go + (n * os[PG_N] + od * os[PG_D] + oh * os[PG_H] + ow * os[PG_W] + c) * es;
-                    if (nv == 0) {
-                        acc[0] = vf_add(acc[0], vf_div(pg_ld_n(g, nl, dt), dv));
-                    } else {
-                        for (int u = 0; u < nv; u++)
-                            acc[u] = vf_add(acc[u], vf_div(pg_ld(g + u * VL * es, dt), dv));
-                    }
+                    for (int u = 0; u < nv; u++)
+                        acc[u] = vf_add(acc[u], vf_loadu(q + u * VL));
+                }
+            } else {
+                const vf dv = vf_set1(ovr ? ovf : (float)(tfd[tt] * pg_axis_factor(axw, pr, ow)));
+                const char *g = pr->go + tbase[tt] + ow * wstep + c * es;
+                if (nv == 0) {
+                    vf x = g + VL * es <= go_end ? pg_ld(g, dt) : pg_ld_n(g, nl, dt);
+                    acc[0] = vf_add(acc[0], vf_div(x, dv));
+                } else {
+                    for (int u = 0; u < nv; u++)
+                        acc[u] = vf_add(acc[u], vf_div(pg_ld(g + u * VL * es, dt), dv));
                 }
             }
         }
@@ -660,39 +659,65 @@ PG_AI void cl_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], IW = pr->in[2];
     const int64_t OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
-    const int64_t *gs = pr->gi_stride;
+    const int64_t *gs = pr->gi_stride, *os = pr->go_stride;
+    const bool ovr = pr->divisor_override != 0;
+    const char *const go_end = use_q ? NULL : pg_go_end(pr, es);
+    pg_axis axes[3];
+    for (int a = 0; a < 3; a++)
+        pg_axis_init(&axes[a], pr, a);
+    const pg_axis *axd = &axes[0], *axh = &axes[1], *axw = &axes[2];
+    int64_t tbase[PG_TMAX], tfd[PG_TMAX];
+    int64_t h = begin % IH, t0 = begin / IH, d = t0 % ID, n = t0 / ID;
     for (int64_t row = begin; row < end; row++) {
-        int64_t h = row % IH, t = row / IH, d = t % ID, n = t / ID;
         int64_t od0, od1, oh0, oh1;
-        poolgrad_window_range(d, pr->k[0], pr->s[0], pr->p[0], OD, &od0, &od1);
-        poolgrad_window_range(h, pr->k[1], pr->s[1], pr->p[1], OH, &oh0, &oh1);
-        if (od1 < od0)
-            od1 = od0;
-        if (oh1 < oh0)
-            oh1 = oh0;
+        pg_axis_range(axd, pr, d, &od0, &od1);
+        pg_axis_range(axh, pr, h, &oh0, &oh1);
+        int T = 0;
+        for (int64_t od = od0; od < od1; od++) {
+            const int64_t fd = ovr ? 1 : pg_axis_factor(axd, pr, od);
+            for (int64_t oh = oh0; oh < oh1; oh++, T++) {
+                tbase[T] = use_q ? ((n * OD + od) * OH + oh) * OW * C
+                                 : (n * os[PG_N] + od * os[PG_D] + oh * os[PG_H]) * es;
+                tfd[T] = ovr ? 1 : fd * pg_axis_factor(axh, pr, oh);
+            }
+        }
         char *gi_row = pr->gi + (n * gs[PG_N] + d * gs[PG_D] + h * gs[PG_H]) * es;
         for (int64_t w = 0; w < IW; w++) {
             int64_t ow0, ow1;
-            poolgrad_window_range(w, pr->k[2], pr->s[2], pr->p[2], OW, &ow0, &ow1);
-            if (ow1 < ow0)
-                ow1 = ow0;
+            pg_axis_range(axw, pr, w, &ow0, &ow1);
             char *gi_px = gi_row + w * gs[PG_W] * es;
             int64_t c = 0;
             for (; c + PG_CU * VL <= C; c += PG_CU * VL)
-                cl_block(pr, qws, gi_px, n, c, PG_CU, VL, od0, od1, oh0, oh1, ow0, ow1, dt, use_q);
-            for (; c + VL <= C; c += VL)
-                cl_block(pr, qws, gi_px, n, c, 1, VL, od0, od1, oh0, oh1, ow0, ow1, dt, use_q);
+                cl_block(pr, qws, go_end, gi_px, c, PG_CU, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q);
+            switch ((C - c) / VL) {
+            case 3: cl_block(pr, qws, go_end, gi_px, c, 3, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q); c += 3 * VL; break;
+            case 2: cl_block(pr, qws, go_end, gi_px, c, 2, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q); c += 2 * VL; break;
+            case 1: cl_block(pr, qws, go_end, gi_px, c, 1, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q); c += VL; break;
+            default: break;
+            }
             if (c < C)
-                cl_block(pr, qws, gi_px, n, c, 0, C - c, od0, od1, oh0, oh1, ow0, ow1, dt, use_q);
+                cl_block(pr, qws, go_end, gi_px, c, 0, C - c, T, tbase, tfd, ow0, ow1, axw, dt, use_q);
+        }
+        if (++h == IH) {
+            h = 0;
+            if (++d == ID) {
+                d = 0;
+                n++;
+            }
         }
     }
 }
 
 static int64_t cl_items(const poolgrad_problem *pr) { return pr->n * pr->in[0] * pr->in[1]; }
 
+static bool pg_cl_terms_ok(const poolgrad_problem *pr)
+{
+    return pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) <= PG_TMAX;
+}
+
 static bool cl_supports(const poolgrad_problem *pr)
 {
-    return pg_gi_cl(pr) && (pg_go_empty(pr) || pg_unit(pr->c, pr->go_stride[PG_C]));
+    return pg_gi_cl(pr) && pg_cl_terms_ok(pr) && (pg_go_empty(pr) || pg_unit(pr->c, pr->go_stride[PG_C]));
 }
 
 /* the direct kernel divides once per term: worth it while elements have few windows */
@@ -711,11 +736,12 @@ static void cl_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t 
     }
 }
 
-static bool clq_supports(const poolgrad_problem *pr) { return pg_gi_cl(pr); }
+static bool clq_supports(const poolgrad_problem *pr) { return pg_gi_cl(pr) && pg_cl_terms_ok(pr); }
 
+/* q[n, od, oh, ow, c] in f32, plus VL floats of slack for full-vector loads of a channel tail */
 static size_t clq_workspace(const poolgrad_problem *pr)
 {
-    return pg_go_empty(pr) ? 0 : (size_t)(pr->n * pr->out[0] * pr->out[1] * pr->out[2] * pr->c) * 4u;
+    return (size_t)((pg_go_empty(pr) ? 0 : pr->n * pr->out[0] * pr->out[1] * pr->out[2] * pr->c) + VL) * 4u;
 }
 
 static int64_t clq_prepare_items(const poolgrad_problem *pr)
