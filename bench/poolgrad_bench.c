@@ -1483,5 +1483,13 @@ int main(int argc, char **argv)
         write_csv(o.csv);
     if (o.json)
         write_json(o.json, &o);
+#ifdef POOLGRAD_BENCH_ONEDNN
+    if (dnnl_strm)
+        dnnl_stream_destroy(dnnl_strm);
+    if (dnnl_eng)
+        dnnl_engine_destroy(dnnl_eng);
+#endif
+    free(rows);
+    free(saved_isa_env);
     return fails ? 1 : 0;
 }
