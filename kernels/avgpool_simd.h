@@ -607,14 +607,16 @@ static void rowsq_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64
 /* ================================================================ channels-last (NHWC / NDHWC) */
 
 #define PG_CU 4 /* vectors per channel block */
+#define PG_CLG 8   /* rows sharing their windows, computed once */
+#define PG_CLP 32  /* pixels sharing their windows, computed once */
 
 /*
  * One channel block of nv (1..PG_CU, a constant after inlining) full vectors, or one partial vector of nl
  * lanes when nv == 0, at channel c of one pixel. Terms: window rows tt (od, oh) of the pixel's row, then ow.
  */
-PG_AI void cl_block(const poolgrad_problem *pr, const float *qws, const char *go_end, char *gi_px, int64_t c,
-                    int nv, int64_t nl, int T, const int64_t *tbase, const int64_t *tfd, int64_t ow0, int64_t ow1,
-                    const pg_axis *axw, int dt, bool use_q)
+PG_AI void cl_block(const poolgrad_problem *pr, const float *qws, const char *go_end, char *const *dst, int ndst,
+                    int64_t c, int nv, int64_t nl, int T, const int64_t *tbase, const int64_t *tfd, int64_t ow0,
+                    int64_t ow1, const pg_axis *axw, int dt, bool use_q)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, wstep = pr->go_stride[PG_W] * es;
@@ -647,10 +649,28 @@ PG_AI void cl_block(const poolgrad_problem *pr, const float *qws, const char *go
         }
     }
     if (nv == 0) {
-        pg_st_n(gi_px + c * es, acc[0], nl, dt);
+        if (dt == POOLGRAD_F32) {
+            for (int r = 0; r < ndst; r++)
+                pg_st_n(dst[r] + c * es, acc[0], nl, dt);
+        } else { /* narrow once */
+            char buf[VL * 4];
+            pg_st(buf, acc[0], dt);
+            for (int r = 0; r < ndst; r++)
+                pg_copy_small(dst[r] + c * es, buf, (size_t)(nl * es));
+        }
     } else {
-        for (int u = 0; u < nv; u++)
-            pg_st(gi_px + (c + u * VL) * es, acc[u], dt);
+        if (dt == POOLGRAD_F32 || ndst == 1) {
+            for (int r = 0; r < ndst; r++) /* pixel by pixel: sequential stores */
+                for (int u = 0; u < nv; u++)
+                    pg_st(dst[r] + (c + u * VL) * es, acc[u], dt);
+        } else { /* narrow once, store the same bits to every pixel */
+            vi bits[PG_CU];
+            for (int u = 0; u < nv; u++)
+                bits[u] = dt == POOLGRAD_F16 ? vf_to_f16(acc[u]) : vf_to_bf16(acc[u]);
+            for (int r = 0; r < ndst; r++)
+                for (int u = 0; u < nv; u++)
+                    vi_store_u16(dst[r] + (c + u * VL) * es, bits[u]);
+        }
     }
 }
 
@@ -668,43 +688,74 @@ PG_AI void cl_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin
     const pg_axis *axd = &axes[0], *axh = &axes[1], *axw = &axes[2];
     int64_t tbase[PG_TMAX], tfd[PG_TMAX];
     int64_t h = begin % IH, t0 = begin / IH, d = t0 % ID, n = t0 / ID;
-    for (int64_t row = begin; row < end; row++) {
+    for (int64_t row = begin; row < end;) {
         int64_t od0, od1, oh0, oh1;
         pg_axis_range(axd, pr, d, &od0, &od1);
         pg_axis_range(axh, pr, h, &oh0, &oh1);
+        /* following rows of the same image with the same windows get the same bits: compute once
+         * (f16/bf16 only: there it saves the conversions; f32 stores stream better pixel by pixel) */
+        char *grow[PG_CLG];
+        const int64_t gn = n;
+        int g = 0;
+        for (;;) {
+            grow[g++] = pr->gi + (n * gs[PG_N] + d * gs[PG_D] + h * gs[PG_H]) * es;
+            bool wrap = false;
+            if (++h == IH) {
+                h = 0;
+                if (++d == ID) {
+                    d = 0;
+                    n++;
+                    wrap = true;
+                }
+            }
+            if (wrap || row + g >= end || g == (dt == POOLGRAD_F32 ? 1 : PG_CLG))
+                break;
+            int64_t a0, a1, b0, b1;
+            pg_axis_range(axd, pr, d, &a0, &a1);
+            pg_axis_range(axh, pr, h, &b0, &b1);
+            if (a0 != od0 || a1 != od1 || b0 != oh0 || b1 != oh1)
+                break;
+        }
         int T = 0;
         for (int64_t od = od0; od < od1; od++) {
             const int64_t fd = ovr ? 1 : pg_axis_factor(axd, pr, od);
             for (int64_t oh = oh0; oh < oh1; oh++, T++) {
-                tbase[T] = use_q ? ((n * OD + od) * OH + oh) * OW * C
-                                 : (n * os[PG_N] + od * os[PG_D] + oh * os[PG_H]) * es;
+                tbase[T] = use_q ? ((gn * OD + od) * OH + oh) * OW * C
+                                 : (gn * os[PG_N] + od * os[PG_D] + oh * os[PG_H]) * es;
                 tfd[T] = ovr ? 1 : fd * pg_axis_factor(axh, pr, oh);
             }
         }
-        char *gi_row = pr->gi + (n * gs[PG_N] + d * gs[PG_D] + h * gs[PG_H]) * es;
-        for (int64_t w = 0; w < IW; w++) {
+        for (int64_t w = 0; w < IW;) {
             int64_t ow0, ow1;
             pg_axis_range(axw, pr, w, &ow0, &ow1);
-            char *gi_px = gi_row + w * gs[PG_W] * es;
+            /* and following pixels with the same windows */
+            int64_t w2 = w + 1;
+            while (dt != POOLGRAD_F32 && w2 < IW && (w2 - w + 1) * g <= PG_CLP) {
+                int64_t b0, b1;
+                pg_axis_range(axw, pr, w2, &b0, &b1);
+                if (b0 != ow0 || b1 != ow1)
+                    break;
+                w2++;
+            }
+            char *dst[PG_CLP];
+            int nd = 0;
+            for (int r = 0; r < g; r++)
+                for (int64_t ww = w; ww < w2; ww++)
+                    dst[nd++] = grow[r] + ww * gs[PG_W] * es;
             int64_t c = 0;
             for (; c + PG_CU * VL <= C; c += PG_CU * VL)
-                cl_block(pr, qws, go_end, gi_px, c, PG_CU, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q);
+                cl_block(pr, qws, go_end, dst, nd, c, PG_CU, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q);
             switch ((C - c) / VL) {
-            case 3: cl_block(pr, qws, go_end, gi_px, c, 3, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q); c += 3 * VL; break;
-            case 2: cl_block(pr, qws, go_end, gi_px, c, 2, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q); c += 2 * VL; break;
-            case 1: cl_block(pr, qws, go_end, gi_px, c, 1, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q); c += VL; break;
+            case 3: cl_block(pr, qws, go_end, dst, nd, c, 3, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q); c += 3 * VL; break;
+            case 2: cl_block(pr, qws, go_end, dst, nd, c, 2, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q); c += 2 * VL; break;
+            case 1: cl_block(pr, qws, go_end, dst, nd, c, 1, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q); c += VL; break;
             default: break;
             }
             if (c < C)
-                cl_block(pr, qws, go_end, gi_px, c, 0, C - c, T, tbase, tfd, ow0, ow1, axw, dt, use_q);
+                cl_block(pr, qws, go_end, dst, nd, c, 0, C - c, T, tbase, tfd, ow0, ow1, axw, dt, use_q);
+            w = w2;
         }
-        if (++h == IH) {
-            h = 0;
-            if (++d == ID) {
-                d = 0;
-                n++;
-            }
-        }
+        row += g;
     }
 }
 
