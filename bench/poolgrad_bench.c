@@ -13,8 +13,9 @@
  *   --threads LIST    thread counts, e.g. 1,2 (default: 1, and also 2 for 3D cases)
  *   --isa LIST        POOLGRAD_ISA caps to run, e.g. scalar,avx2,avx512 (default: $POOLGRAD_ISA, else auto);
  *                     the target summary is judged on the first one
- *   --reps N          timed repetitions (default: adaptive, 5..25 (3 on slow rows), ~1.5 s per row)
- *   --csv FILE / --json FILE   write the rows (and the target summary, JSON) to FILE
+ *   --reps N          timed repetitions (default: adaptive, 5..101 (3 on slow rows), ~1.5 s per row)
+ *   --csv FILE / --json FILE / --md FILE   write the rows (JSON and Markdown: also the environment and the
+ *                     target summary) to FILE
  *   --no-onednn       skip the oneDNN columns even when built with oneDNN
  *   --help
  *
@@ -225,7 +226,7 @@ typedef struct options {
     int n_isas;
     int reps;      /* 0: adaptive */
     double budget; /* seconds per row, adaptive reps */
-    const char *csv, *json;
+    const char *csv, *json, *md;
 } options;
 
 static void usage(FILE *f)
@@ -241,9 +242,10 @@ static void usage(FILE *f)
           "  --threads N[,M..]  thread counts (default 1, plus 2 for 3D cases)\n"
           "  --isa LIST         POOLGRAD_ISA caps, e.g. scalar,sse2,avx2,avx512,auto (default: $POOLGRAD_ISA\n"
           "                     or auto); the target summary uses the first\n"
-          "  --reps N           timed repetitions (default adaptive 5..25, about 1.5 s per row)\n"
+          "  --reps N           timed repetitions (default adaptive 5..101, about 1.5 s per row)\n"
           "  --csv FILE         write rows as CSV\n"
           "  --json FILE        write rows and the target summary as JSON\n"
+          "  --md FILE          write the table and the target summary as Markdown (for the README)\n"
           "  --no-onednn        skip oneDNN even when built with it\n"
           "  --help             this text\n"
           "Exit status: 0 all verified, 1 a verification FAIL, 2 usage or setup error.\n",
@@ -321,6 +323,8 @@ static void parse_args(int argc, char **argv, options *o)
             o->csv = NEXT();
         } else if (!strcmp(a, "--json")) {
             o->json = NEXT();
+        } else if (!strcmp(a, "--md")) {
+            o->md = NEXT();
         } else {
             usage(stderr);
             die("unknown option '%s'", a);
@@ -809,10 +813,10 @@ static void run_row(group *g, const run_cfg *rc, const options *o)
 
     int reps = o->reps;
     if (reps == 0) {
-        reps = est > 0 ? (int)(o->budget / est) : 25;
+        reps = est > 0 ? (int)(o->budget / est) : 101;
         int min_reps = est > 0.25 ? 3 : 5; /* slow rows (the scalar kernel on big cases): fewer */
         if (reps < min_reps) reps = min_reps;
-        if (reps > 25) reps = 25;
+        if (reps > 101) reps = 101;
     }
     r->reps = reps;
     double *tp = calloc((size_t)reps, sizeof *tp), *td = calloc((size_t)reps, sizeof *td),
@@ -1288,6 +1292,59 @@ static void write_json(const char *path, const options *o)
     fclose(f);
 }
 
+static void md_time(FILE *f, double s)
+{
+    char b[24];
+    fmt_time(b, sizeof b, s);
+    fprintf(f, " %s |", isnan(s) ? "n/a" : b);
+}
+
+static void write_md(const char *path, const options *o, bool dnnl)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        die("cannot write %s: %s", path, strerror(errno));
+    fprintf(f, "CPU: %s (%d threads), %s, gcc %s, poolgrad %s (best ISA %s), oneDNN %s.  \nCommand: `%s`\n\n",
+            cpu_name, max_threads(), datestr, __VERSION__, poolgrad_version_string(),
+            poolgrad_isa_name(poolgrad_active_isa()), dnnl ? onednn_version : "off", cmdline);
+    fprintf(f, "| case | op | dtype | layout | thr | kernel | time | GB/s | %% memcpy | %s |%s check |\n",
+            o->sweep ? "ns/elem" : "ref | x ref", dnnl ? " oneDNN | x oneDNN | oneDNN impl |" : "");
+    fprintf(f, "|---|---|---|---|--:|---|--:|--:|--:|--:|%s%s---|\n", o->sweep ? "" : "--:|",
+            dnnl ? "--:|--:|---|" : "");
+    for (int i = 0; i < n_rows; i++) {
+        const row *r = &rows[i];
+        fprintf(f, "| %s | %s | %s | %s | %d | `%s` |", r->case_name, r->op, r->dtype, r->layout, r->threads, r->kernel);
+        md_time(f, r->t_pg);
+        fprintf(f, " %.2f | %.0f%% |", r->gbs, 100 * r->frac_memcpy);
+        if (o->sweep) {
+            fprintf(f, " %.3f |", r->ns_per_elem);
+        } else {
+            md_time(f, r->t_ref);
+            if (isnan(r->x_ref))
+                fprintf(f, " - |");
+            else
+                fprintf(f, " %.2fx |", r->x_ref);
+        }
+        if (dnnl) {
+            md_time(f, r->t_dnnl);
+            if (isnan(r->x_dnnl))
+                fprintf(f, " - | %s |", r->dnnl_impl);
+            else
+                fprintf(f, " %.2fx | %s |", r->x_dnnl, r->dnnl_impl);
+        }
+        if (r->dnnl_note[0])
+            fprintf(f, " %s (%s) |\n", r->check, r->dnnl_note);
+        else
+            fprintf(f, " %s |\n", r->check);
+    }
+    if (n_targets) {
+        fprintf(f, "\n| target | status | measured |\n|---|---|---|\n");
+        for (int i = 0; i < n_targets; i++)
+            fprintf(f, "| %s | %s | %s |\n", targets[i].name, targets[i].status, targets[i].value);
+    }
+    fclose(f);
+}
+
 /* ------------------------------------------------------------------ driver */
 
 static bool filter_match(const options *o, const bench_case *bc, poolgrad_dtype dt, bool cl)
@@ -1483,6 +1540,8 @@ int main(int argc, char **argv)
         write_csv(o.csv);
     if (o.json)
         write_json(o.json, &o);
+    if (o.md)
+        write_md(o.md, &o, use_dnnl);
 #ifdef POOLGRAD_BENCH_ONEDNN
     if (dnnl_strm)
         dnnl_stream_destroy(dnnl_strm);
