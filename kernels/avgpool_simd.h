@@ -486,11 +486,24 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
                         }
                     }
                 }
-                for (int r = 0; r < g; r++) {
-                    if (k->nl == VL)
-                        pg_st(dst[r] + (int64_t)i * VL * es, acc, dt);
-                    else
-                        pg_st_n(dst[r] + (int64_t)i * VL * es, acc, k->nl, dt);
+                if (dt == POOLGRAD_F32 || g == 1) {
+                    for (int r = 0; r < g; r++) {
+                        if (k->nl == VL)
+                            pg_st(dst[r] + (int64_t)i * VL * es, acc, dt);
+                        else
+                            pg_st_n(dst[r] + (int64_t)i * VL * es, acc, k->nl, dt);
+                    }
+                } else { /* narrow once for the whole group */
+                    const vi bits = dt == POOLGRAD_F16 ? vf_to_f16(acc) : vf_to_bf16(acc);
+                    char buf[VL * 4];
+                    if (k->nl != VL)
+                        vi_store_u16(buf, bits);
+                    for (int r = 0; r < g; r++) {
+                        if (k->nl == VL)
+                            vi_store_u16(dst[r] + (int64_t)i * VL * es, bits);
+                        else
+                            pg_copy_small(dst[r] + (int64_t)i * VL * es, buf, (size_t)(k->nl * es));
+                    }
                 }
             }
             row += g;

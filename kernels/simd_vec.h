@@ -50,6 +50,13 @@ PG_AI vi vi_sel_gt(vi a, vi b, vi x, vi y)
     vi m = simde_mm_cmpgt_epi32(a, b);
     return simde_mm_or_si128(simde_mm_and_si128(m, x), simde_mm_andnot_si128(m, y));
 }
+/* every lane lo <= a <= hi (signed) */
+PG_AI int vi_all_in(vi a, int32_t lo, int32_t hi)
+{
+    vi m = simde_mm_and_si128(simde_mm_cmpgt_epi32(a, simde_mm_set1_epi32(lo - 1)),
+                              simde_mm_cmpgt_epi32(simde_mm_set1_epi32(hi + 1), a));
+    return simde_mm_movemask_epi8(m) == 0xffff;
+}
 /* VL uint16 -> zero-extended lanes */
 PG_AI vi vi_load_u16(const void *p)
 {
@@ -91,6 +98,12 @@ PG_AI vi vi_sel_gt(vi a, vi b, vi x, vi y)
     vi m = simde_mm256_cmpgt_epi32(a, b);
     return simde_mm256_or_si256(simde_mm256_and_si256(m, x), simde_mm256_andnot_si256(m, y));
 }
+PG_AI int vi_all_in(vi a, int32_t lo, int32_t hi)
+{
+    vi m = simde_mm256_and_si256(simde_mm256_cmpgt_epi32(a, simde_mm256_set1_epi32(lo - 1)),
+                                 simde_mm256_cmpgt_epi32(simde_mm256_set1_epi32(hi + 1), a));
+    return simde_mm256_movemask_epi8(m) == -1;
+}
 PG_AI vi vi_load_u16(const void *p)
 {
     return simde_mm256_cvtepu16_epi32(simde_mm_loadu_si128((const simde__m128i *)p));
@@ -129,6 +142,11 @@ PG_AI vi vi_sel_gt(vi a, vi b, vi x, vi y)
 {
     return simde_mm512_mask_blend_epi32(simde_mm512_cmpgt_epi32_mask(a, b), y, x);
 }
+PG_AI int vi_all_in(vi a, int32_t lo, int32_t hi)
+{
+    return (simde_mm512_cmpgt_epi32_mask(a, simde_mm512_set1_epi32(lo - 1)) &
+            simde_mm512_cmpgt_epi32_mask(simde_mm512_set1_epi32(hi + 1), a)) == 0xffff;
+}
 PG_AI vi vi_load_u16(const void *p)
 {
     const simde__m128i *q = (const simde__m128i *)p;
@@ -154,6 +172,8 @@ PG_AI vf vf_from_f16(vi h)
     vi a = vi_and(h, vi_set1(0x7fff));
     vi sign = vi_slli(vi_and(h, vi_set1(0x8000)), 16);
     vi norm = vi_add(vi_slli(a, 13), vi_set1(0x38000000));
+    if (vi_all_in(a, 0x400, 0x7bff)) /* all normal: the common case */
+        return vi_as_f(vi_or(norm, sign));
     vi infnan = vi_or(vi_slli(a, 13), vi_set1(0x7f800000));
     infnan = vi_sel_gt(a, vi_set1(0x7c00), vi_or(infnan, vi_set1(0x00400000)), infnan);
     /* subnormal/zero: man * 2^-24 exactly = (0.5 + man * 2^-24) - 0.5, no denormal intermediate */
@@ -169,6 +189,11 @@ PG_AI vi vf_to_f16(vf f)
     vi x = vf_as_i(f);
     vi sign = vi_and(vi_srli(x, 16), vi_set1(0x8000));
     vi ax = vi_and(x, vi_set1(0x7fffffff));
+    if (vi_all_in(ax, 0x38800000, 0x477fefff)) { /* all results normal: the common case */
+        vi r = vi_sub(ax, vi_set1(0x38000000));
+        r = vi_srli(vi_add(vi_add(r, vi_set1(0xfff)), vi_and(vi_srli(r, 13), vi_set1(1))), 13);
+        return vi_or(r, sign);
+    }
     vi nan = vi_or(vi_set1(0x7e00), vi_and(vi_srli(ax, 13), vi_set1(0x3ff)));
     vi r = vi_sub(ax, vi_set1(0x38000000));
     r = vi_srli(vi_add(vi_add(r, vi_set1(0xfff)), vi_and(vi_srli(r, 13), vi_set1(1))), 13);
