@@ -171,12 +171,14 @@ PG_AI void global_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end,
     const bool empty = pg_go_empty(pr);
     const float divf = empty ? 1.0f : (float)poolgrad_divisor(pr, 0, 0, 0);
     if (pg_gi_cl(pr)) {
+        /* rows (n, d, h): every pixel of image n gets the same channel vector; build it once per image
+         * and channel block, then copy it to the pixels of this call's rows */
         _Alignas(64) char pattern[PG_GCB * 4];
-        for (int64_t row = begin; row < end; row++) {
-            int64_t h = row % IH, t = row / IH, d = t % ID, n = t / ID;
-            char *gi_row = pr->gi + (n * gs[PG_N] + d * gs[PG_D] + h * gs[PG_H]) * es;
+        const int64_t img_rows = ID * IH;
+        for (int64_t r0 = begin; r0 < end;) {
+            const int64_t n = r0 / img_rows, r1 = pg_min(end, (n + 1) * img_rows);
             for (int64_t c0 = 0; c0 < C; c0 += PG_GCB) {
-                int64_t cb = pg_min(PG_GCB, C - c0);
+                const int64_t cb = pg_min(PG_GCB, C - c0);
                 if (empty) {
                     memset(pattern, 0, (size_t)(cb * es));
                 } else {
@@ -190,15 +192,62 @@ PG_AI void global_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end,
                         pg_st(pattern + cc * es, q, dt); /* pattern has room for whole vectors */
                     }
                 }
-                for (int64_t w = 0; w < IW; w++)
-                    memcpy(gi_row + (w * gs[PG_W] + c0) * es, pattern, (size_t)(cb * es));
+                for (int64_t row = r0; row < r1; row++) {
+                    const int64_t h = row % IH, d = (row / IH) % ID;
+                    char *gi_row = pr->gi + (n * gs[PG_N] + d * gs[PG_D] + h * gs[PG_H] + c0) * es;
+                    for (int64_t w = 0; w < IW; w++)
+                        memcpy(gi_row + w * gs[PG_W] * es, pattern, (size_t)(cb * es));
+                }
             }
+            r0 = r1;
         }
         return;
     }
     /* rows (n, c, d, h); consecutive rows of one dense (n, c) plane are filled in one go */
     const int64_t plane_rows = ID * IH;
     const bool dense = (IH == 1 || gs[PG_H] == IW) && (ID == 1 || gs[PG_D] == IH * IW);
+    const int64_t P = ID * IH * IW, planes = pr->n * C;
+    if (dense && P >= VL && (C == 1 || gs[PG_C] == P) && (pr->n == 1 || gs[PG_N] == C * P)) {
+        /* the whole tensor is one dense run: whole vectors, a lane blend where a plane ends */
+        static const int32_t iota[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+        const vi lane = vi_loadu(iota);
+        int64_t e = begin * IW;
+        const int64_t e_end = end * IW;
+        int64_t p = e / P;
+#define PG_GVAL(pl) (empty || (pl) >= planes ? 0.0f \
+    : 0.0f + pg_sc_load(pr->go + (((pl) / C) * os[PG_N] + ((pl) % C) * os[PG_C]) * es, dt) / divf)
+/* the stored bits of a value: f32 bits, or the scalar f16/bf16 conversion (done once per plane) */
+#define PG_GBITS(v) ((int32_t)(dt == POOLGRAD_F32 ? poolgrad_f32_bits(v) \
+    : dt == POOLGRAD_F16 ? poolgrad_f32_to_f16_inline(v) : poolgrad_f32_to_bf16_inline(v)))
+        int32_t b0 = PG_GBITS(PG_GVAL(p)), b1 = PG_GBITS(PG_GVAL(p + 1));
+        while (e < e_end) {
+            const int64_t bnd = (p + 1) * P - e; /* lanes >= bnd belong to plane p + 1 */
+            vi v = bnd >= VL ? vi_set1(b0) : vi_sel_gt(lane, vi_set1((int32_t)bnd - 1), vi_set1(b1), vi_set1(b0));
+            char *dst = pr->gi + e * es;
+            if (e_end - e >= VL) {
+                if (dt == POOLGRAD_F32)
+                    vf_storeu((float *)(void *)dst, vi_as_f(v));
+                else
+                    vi_store_u16(dst, v);
+            } else {
+                char buf[VL * 4];
+                if (dt == POOLGRAD_F32)
+                    vf_storeu((float *)(void *)buf, vi_as_f(v));
+                else
+                    vi_store_u16(buf, v);
+                pg_copy_small(dst, buf, (size_t)((e_end - e) * es));
+            }
+            e += VL;
+            if (e >= (p + 1) * P) {
+                p++;
+                b0 = b1;
+                b1 = PG_GBITS(PG_GVAL(p + 1));
+            }
+        }
+#undef PG_GBITS
+#undef PG_GVAL
+        return;
+    }
     for (int64_t row = begin; row < end;) {
         int64_t plane = row / plane_rows, r = row % plane_rows;
         int64_t h = r % IH, d = r / IH, c = plane % C, n = plane / C;
