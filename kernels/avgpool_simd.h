@@ -574,10 +574,12 @@ static bool rows_supports(const poolgrad_problem *pr)
            pg_span_bound(pr) <= 2 * VL;
 }
 
-/* the direct kernel divides once per (gradInput row, window row): worth it while rows share few windows */
+
+/* measured: the direct kernel wins while every gradInput row has a single window row (k <= s on D and H);
+ * with more, dividing once into the workspace wins */
 static bool rows_preferred(const poolgrad_problem *pr)
 {
-    return pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) <= 4;
+    return pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) <= 1;
 }
 
 static void rows_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
