@@ -835,10 +835,12 @@ static bool cl_supports(const poolgrad_problem *pr)
     return pg_gi_cl(pr) && pg_cl_terms_ok(pr) && (pg_go_empty(pr) || pg_unit(pr->c, pr->go_stride[PG_C]));
 }
 
-/* the direct kernel divides once per term: worth it while elements have few windows */
+/* measured: the direct kernel divides (and widens f16/bf16) once per term; in f32 that beats the extra
+ * workspace pass up to about 8 terms per element, in f16/bf16 only with one term */
 static bool cl_preferred(const poolgrad_problem *pr)
 {
-    return pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) * pg_ceil_div(pr->k[2], pr->s[2]) <= 4;
+    int64_t terms = pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) * pg_ceil_div(pr->k[2], pr->s[2]);
+    return terms <= (pr->dtype == POOLGRAD_F32 ? 8 : 1);
 }
 
 static void cl_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
