@@ -70,14 +70,6 @@ static cfg base3(void)
     return c;
 }
 
-static int64_t numel(const cfg *c, int t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < c->rank[t]; d++)
-        n *= c->dims[t][d] > 0 ? c->dims[t][d] : 0;
-    return n;
-}
-
 /*
  * Plan with the configuration; when planning succeeds, execute too and require success.
  * gradOutput is filled with 1.0 (f32 bits only meaningful for f32 configurations).
