@@ -139,7 +139,7 @@ ParameterizedTest(sparam *sp, strided, random_views, .timeout = 60)
             int i = 0;
             if (rank == sd + 2)
                 ishape[i++] = pgt_range(&rng, 1, 2);
-            ishape[i++] = pgt_range(&rng, 1, it % 4 == 0 ? 17 : 3);
+            ishape[i++] = pgt_range(&rng, 1, it % 4 == 0 ? 37 : 3);
             for (int a = 0; a < sd; a++)
                 ishape[i++] = pgt_range(&rng, 1, sd == 2 ? (it % 3 == 0 ? 40 : 9) : 6);
             int64_t k[3], s[3], p[3];
