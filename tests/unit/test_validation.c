@@ -405,6 +405,17 @@ Test(aclnn2d, step9_empty)
     c.dims[1][2] = c.dims[2][2] = 0;
     c.dims[0][2] = 0;
     EXPECT2(c, OK);
+    /* 2D checks the gradOutput shape (step 8) before the empty shortcut (step 9), unlike 3D */
+    c = base2();
+    for (int t = 0; t < 3; t++)
+        c.dims[t][0] = 0;
+    c.dims[0][2] = 3;
+    EXPECT2(c, INVALID);
+    c = base2();
+    for (int t = 0; t < 3; t++)
+        c.dims[t][0] = 0;
+    c.k[0] = 0; /* kernel values (step 4) too */
+    EXPECT2(c, INVALID);
     /* an empty gradOutput with a non-empty gradInput: W = 1, k 4, p 1, s 1: O = (1+2-4)/1+1 = 0;
        gradInput is filled with +0.0 */
     c = base2();
@@ -433,6 +444,7 @@ Test(aclnn2d, workspace_size_reported)
     cr_assert_neq(ws, 777u, "workspaceSize not written");
     cr_assert_not_null(ex);
     cr_assert_eq(aclDestroyAclOpExecutor(ex), OK); /* a planned executor that is not run */
+    cr_assert_eq(aclDestroyAclOpExecutor(NULL), OK);
     /* empty tensors: workspace 0 */
     int64_t z[4] = { 0, 1, 4, 4 }, zo[4] = { 0, 1, 2, 2 };
     aclTensor *ezi = ut_acl_dense(z, 4, ACL_FLOAT, ACL_FORMAT_NCHW, gi_buf);
