@@ -387,8 +387,8 @@ struct kparam {
 ParameterizedTestParameters(checkasm, kernels)
 {
     static struct kparam params[] = {
-        { 2, POOLGRAD_F32, 400 }, { 2, POOLGRAD_F16, 250 }, { 2, POOLGRAD_BF16, 250 },
-        { 3, POOLGRAD_F32, 250 }, { 3, POOLGRAD_F16, 150 }, { 3, POOLGRAD_BF16, 150 },
+        { 2, POOLGRAD_F32, 1500 }, { 2, POOLGRAD_F16, 800 }, { 2, POOLGRAD_BF16, 800 },
+        { 3, POOLGRAD_F32, 800 }, { 3, POOLGRAD_F16, 500 }, { 3, POOLGRAD_BF16, 500 },
     };
     return cr_make_param_array(struct kparam, params, sizeof params / sizeof params[0]);
 }
@@ -465,7 +465,7 @@ Test(checkasm, special_values, .timeout = 300)
                                       1.0f, -1.5f, 6.1e-5f, 1.17e-38f };
     const int ns = (int)(sizeof specials / sizeof specials[0]);
     int per_kernel[NKERNELS] = { 0 };
-    for (int c = 0; c < case_scale(120); c++) {
+    for (int c = 0; c < case_scale(400); c++) {
         tcase tc;
         poolgrad_dtype dt = (poolgrad_dtype)(c % 3);
         int layout = (c / 3) % 2 ? LAYOUT_CHANNELS_LAST : LAYOUT_ROWMAJOR;
@@ -508,7 +508,7 @@ Test(checkasm, isa_caps_and_threads, .timeout = 300)
     char saved_buf[64] = "";
     if (saved)
         snprintf(saved_buf, sizeof saved_buf, "%s", saved);
-    for (int c = 0; c < case_scale(90); c++) {
+    for (int c = 0; c < case_scale(150); c++) {
         tcase tc;
         poolgrad_dtype dt = (poolgrad_dtype)(c % 3);
         int gl = (int)(pgt_next(&r) % LAYOUT_COUNT);
