@@ -23,7 +23,7 @@ typedef struct acase {
     int64_t gi_offset, go_offset;
     int64_t gi_storage[2], go_storage[2];
     uint64_t gi_nstorage, go_nstorage;
-    int64_t k[3], s[3], p[3];
+    int64_t k[1024], s[1024], p[1024]; /* long enough for the hostile array lengths */
     uint64_t nk, ns, np;
     bool null_stride;
     int8_t cube;
