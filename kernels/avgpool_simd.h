@@ -897,6 +897,8 @@ PG_AI void clq_prepare_dt(const poolgrad_problem *pr, float *qws, int64_t begin,
 
 static void clq_prepare(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
 {
+    if (end == clq_prepare_items(pr)) /* defined slack for the full-vector loads of a channel tail */
+        memset((float *)ws + pr->n * pr->out[0] * pr->out[1] * pr->out[2] * pr->c, 0, VL * sizeof(float));
     switch (pr->dtype) {
     case POOLGRAD_F16: clq_prepare_dt(pr, ws, begin, end, POOLGRAD_F16); break;
     case POOLGRAD_BF16: clq_prepare_dt(pr, ws, begin, end, POOLGRAD_BF16); break;
