@@ -37,6 +37,28 @@ extern void omp_set_num_threads(int) __attribute__((weak));
         abort();                                                                                                       \
     } while (0)
 
+static void dump_tensor(const char *name, const poolgrad_tensor *t)
+{
+    fprintf(stderr, "  %s: dtype %d rank %d shape", name, (int)t->dtype, (int)t->rank);
+    for (int d = 0; d < t->rank && d < POOLGRAD_MAX_RANK; d++)
+        fprintf(stderr, " %lld", (long long)t->shape[d]);
+    fprintf(stderr, " strides");
+    for (int d = 0; d < t->rank && d < POOLGRAD_MAX_RANK; d++)
+        fprintf(stderr, " %lld", (long long)t->strides[d]);
+    fprintf(stderr, " offset %lld storage %lld\n", (long long)t->offset, (long long)t->storage_numel);
+}
+
+static void dump_problem(const poolgrad_params *pa, const poolgrad_tensor *go, const poolgrad_tensor *gi)
+{
+    fprintf(stderr, "  params: sd %d k %lld %lld %lld s %lld %lld %lld p %lld %lld %lld ceil %d cip %d div %lld\n",
+            (int)pa->spatial_dims, (long long)pa->kernel[0], (long long)pa->kernel[1], (long long)pa->kernel[2],
+            (long long)pa->stride[0], (long long)pa->stride[1], (long long)pa->stride[2], (long long)pa->padding[0],
+            (long long)pa->padding[1], (long long)pa->padding[2], (int)pa->ceil_mode, (int)pa->count_include_pad,
+            (long long)pa->divisor_override);
+    dump_tensor("gradOutput", go);
+    dump_tensor("gradInput", gi);
+}
+
 /* ---------------------------------------------------------------- byte source */
 typedef struct src {
     const uint8_t *p;
@@ -496,6 +518,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else if (shared && gib.mem)
         fill_go(&gib, &s);
 
+    if (getenv("FUZZ_PLAN_DUMP")) /* describe the decoded problem (for triaging an input) */
+        dump_problem(&pa, &go, &gi);
     poolgrad_plan *plan = (poolgrad_plan *)&dummy;
     poolgrad_status st = poolgrad_plan_create(&pa, &go, &gi, &plan);
     if ((st == POOLGRAD_OK) != (plan != NULL))
@@ -523,8 +547,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 native_result = exec_native(&pa, &go, &gi, &gib, NULL, 1);
                 unsigned char *ref = exec_native(&pa, &go, &gi, &gib, "scalar", 1);
                 unsigned char *mt = exec_native(&pa, &go, &gi, &gib, NULL, 3);
-                if (memcmp(native_result, ref, gib.bytes) != 0)
+                if (memcmp(native_result, ref, gib.bytes) != 0) {
+                    size_t es = poolgrad_dtype_size(gi.dtype), at = 0;
+                    while (memcmp(native_result + at, ref + at, es) == 0)
+                        at += es;
+                    dump_problem(&pa, &go, &gi);
+                    fprintf(stderr, "  first difference at storage element %zu\n", at / es);
                     FINDING("dispatched kernel differs from the scalar reference");
+                }
                 if (memcmp(native_result, mt, gib.bytes) != 0)
                     FINDING("result depends on the thread count");
                 free(ref);
