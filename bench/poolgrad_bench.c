@@ -1187,6 +1187,19 @@ static void print_targets(FILE *f)
 /* ------------------------------------------------------------------ environment description */
 
 static char cpu_name[128] = "unknown";
+static double load_start = NAN, load_end = NAN;
+
+static double loadavg1(void)
+{
+    double l = NAN;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1)
+            l = NAN;
+        fclose(f);
+    }
+    return l;
+}
 static char onednn_version[64] = "not built";
 static char cmdline[512];
 static char datestr[64];
@@ -1244,6 +1257,10 @@ static void write_json(const char *path, const options *o)
     json_str(f, poolgrad_isa_name(poolgrad_active_isa()));
     fprintf(f, ",\n  \"onednn\": ");
     json_str(f, onednn_version);
+    fprintf(f, ",\n  \"loadavg_start\": ");
+    json_num(f, load_start);
+    fprintf(f, ",\n  \"loadavg_end\": ");
+    json_num(f, load_end);
     fprintf(f, ",\n  \"mode\": \"%s\",\n  \"rows\": [\n", o->sweep ? "sweep" : o->quick ? "quick" : "suite");
     for (int i = 0; i < n_rows; i++) {
         const row *r = &rows[i];
@@ -1304,9 +1321,10 @@ static void write_md(const char *path, const options *o, bool dnnl)
     FILE *f = fopen(path, "w");
     if (!f)
         die("cannot write %s: %s", path, strerror(errno));
-    fprintf(f, "CPU: %s (%d threads), %s, gcc %s, poolgrad %s (best ISA %s), oneDNN %s.  \nCommand: `%s`\n\n",
+    fprintf(f, "CPU: %s (%d threads), %s, gcc %s, poolgrad %s (best ISA %s), oneDNN %s, load average %.2f.  \n"
+               "Command: `%s`\n\n",
             cpu_name, max_threads(), datestr, __VERSION__, poolgrad_version_string(),
-            poolgrad_isa_name(poolgrad_active_isa()), dnnl ? onednn_version : "off", cmdline);
+            poolgrad_isa_name(poolgrad_active_isa()), dnnl ? onednn_version : "off", load_start, cmdline);
     fprintf(f, "| case | op | dtype | layout | thr | kernel | time | GB/s | %% memcpy | %s |%s check |\n",
             o->sweep ? "ns/elem" : "ref | x ref", dnnl ? " oneDNN | x oneDNN | oneDNN impl |" : "");
     fprintf(f, "|---|---|---|---|--:|---|--:|--:|--:|--:|%s%s---|\n", o->sweep ? "" : "--:|",
@@ -1459,6 +1477,10 @@ int main(int argc, char **argv)
     printf("check = gradInput bit-exact vs the scalar reference (ok / FAIL).%s\n\n",
            use_dnnl ? " onednn = oneDNN backward pooling, same problem and layout, timed alternately; "
                       "x_dnnl = onednn / time." : "");
+    load_start = loadavg1();
+    if (load_start > 0.5)
+        printf("warning: load average %.2f at start: other processes are running, timings will be noisy "
+               "(2-thread rows most of all)\n\n", load_start);
     print_header(stdout, o.sweep, use_dnnl);
     fflush(stdout);
 
@@ -1508,6 +1530,7 @@ int main(int argc, char **argv)
     }
     progress_end();
     double elapsed = now_s() - t_start;
+    load_end = loadavg1();
 
     if (!o.sweep && !o.quick) { /* the quick suite's tiny sizes say nothing about the targets */
         target_isa = o.isas[0];
@@ -1534,7 +1557,8 @@ int main(int argc, char **argv)
     if (non_jit)
         printf("oneDNN chose a non-JIT implementation (e.g. simple_nchw:any) on %d row(s): that is what oneDNN does "
                "for that problem and layout, so it is what poolgrad is compared with.\n", non_jit);
-    printf("%d rows, %d FAIL, %.1f s\n", n_rows, fails, elapsed);
+    printf("%d rows, %d FAIL, %.1f s (load average %.2f at start, %.2f at the end, this run included)\n", n_rows,
+           fails, elapsed, load_start, load_end);
 
     if (o.csv)
         write_csv(o.csv);
