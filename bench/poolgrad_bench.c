@@ -51,9 +51,9 @@
  *   Exit status: 0 all rows verified, 1 any FAIL (listed at the end), 2 usage/setup error.
  *
  * BUILD
- *   Built when -Dbench=true (the default). oneDNN: -Dbench_onednn=enabled|auto|disabled; found through
- *   its CMake package (Debian libdnnl-dev ships no pkg-config file), else cc.find_library('dnnl') plus
- *   dnnl.h. `meson test -C build --benchmark` runs the standard suite (suite 'suite') and the quick one
+ *   Built when -Dbench=true (the default). oneDNN: -Dbench_onednn=enabled|auto|disabled; Debian's
+ *   libdnnl-dev ships no pkg-config file, so it is found with cc.find_library('dnnl') + dnnl.h, else
+ *   through its CMake package (dependency('dnnl', method: 'cmake')). `meson test -C build --benchmark` runs the standard suite (suite 'suite') and the quick one
  *   (suite 'quick').
  *
  * NOISE
