@@ -1416,6 +1416,7 @@ static int make_sweep(bench_case *out, char names[][48])
 int main(int argc, char **argv)
 {
     options o;
+    describe_env(argc, argv); /* first: parse_args splits lists in place */
     parse_args(argc, argv, &o);
     stderr_tty = isatty(2);
 #ifdef _OPENMP
@@ -1423,7 +1424,6 @@ int main(int argc, char **argv)
 #endif
     const char *env_isa = getenv("POOLGRAD_ISA");
     saved_isa_env = env_isa ? strdup(env_isa) : NULL;
-    describe_env(argc, argv);
 
     bool use_dnnl = false;
 #ifdef POOLGRAD_BENCH_ONEDNN
