@@ -356,6 +356,65 @@ PG_AI vf pg_expand_mem(const float *qr, const pg_wchunk *c, int j)
     return vf_loadu(t);
 }
 
+/* Per-chunk lane selectors for windows j < PG_JMAX, computed once per chunk, used for every window row. */
+#define PG_JMAX 4
+#if PG_VEC_LEVEL == 3
+typedef simde__mmask16 pg_mask;
+#elif PG_VEC_LEVEL == 2
+typedef vf pg_mask;
+#else
+typedef int pg_mask;
+#endif
+typedef struct pg_lanes {
+    vi idx[PG_JMAX];
+    pg_mask m[PG_JMAX];
+} pg_lanes;
+
+PG_AI void pg_lanes_init(pg_lanes *L, const pg_wchunk *c)
+{
+#if PG_VEC_LEVEL >= 2
+    const vi rel = vi_loadu(c->rel), cnt = vi_loadu(c->cnt);
+    for (int j = 0; j < PG_JMAX && j < c->maxc; j++) {
+        L->idx[j] = vi_add(rel, vi_set1(j));
+#if PG_VEC_LEVEL == 3
+        L->m[j] = simde_mm512_cmpgt_epi32_mask(cnt, vi_set1(j));
+#else
+        L->m[j] = simde_mm256_castsi256_ps(simde_mm256_cmpgt_epi32(cnt, vi_set1(j)));
+#endif
+    }
+#else
+    (void)L;
+    (void)c;
+#endif
+}
+
+/* lane l = (q0 ++ q1)[rel[l] + j] if j < cnt[l] else +0.0 (j < PG_JMAX, span <= 2 VL) */
+PG_AI vf pg_pick(vf q0, vf q1, const pg_lanes *L, const pg_wchunk *c, int j, bool two)
+{
+#if PG_VEC_LEVEL == 3
+    (void)c;
+    return two ? simde_mm512_maskz_permutex2var_ps(L->m[j], q0, L->idx[j], q1)
+               : simde_mm512_maskz_permutexvar_ps(L->m[j], L->idx[j], q0);
+#elif PG_VEC_LEVEL == 2
+    (void)c;
+    vf r = simde_mm256_permutevar8x32_ps(q0, L->idx[j]);
+    if (two) {
+        vf r1 = simde_mm256_permutevar8x32_ps(q1, L->idx[j]);
+        r = simde_mm256_blendv_ps(r, r1, simde_mm256_castsi256_ps(simde_mm256_cmpgt_epi32(L->idx[j], vi_set1(VL - 1))));
+    }
+    return simde_mm256_and_ps(r, L->m[j]);
+#else
+    (void)L;
+    (void)two;
+    float seg[2 * VL], t[VL];
+    vf_storeu(seg, q0);
+    vf_storeu(seg + VL, q1);
+    for (int l = 0; l < VL; l++)
+        t[l] = j < c->cnt[l] ? seg[c->rel[l] + j] : 0.0f;
+    return vf_loadu(t);
+#endif
+}
+
 /*
  * Per-axis tables for one run call (stack only): covering-window range of every input index and the
  * divisor factor of every window. Axes longer than PG_AXMAX fall back to computing on the fly.
@@ -502,6 +561,8 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
                 if (k->maxc > 0) {
                     const vi rel = vi_loadu(k->rel), cnt = vi_loadu(k->cnt);
                     const bool two = k->span > VL;
+                    pg_lanes L;
+                    pg_lanes_init(&L, k);
                     for (int tt = 0; tt < T; tt++) {
                         vf q0, q1;
                         if (use_q) {
@@ -527,11 +588,23 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
                                 q1 = q0;
                             }
                         }
-                        if (k->maxc == 1) {
-                            acc = vf_add(acc, pg_expand(q0, q1, rel, cnt, k, 0));
-                        } else {
+                        switch (k->maxc) { /* windows j = 0, 1, ... of each lane, in order */
+                        case 1:
+                            acc = vf_add(acc, pg_pick(q0, q1, &L, k, 0, two));
+                            break;
+                        case 2:
+                            acc = vf_add(acc, pg_pick(q0, q1, &L, k, 0, two));
+                            acc = vf_add(acc, pg_pick(q0, q1, &L, k, 1, two));
+                            break;
+                        case 3:
+                            acc = vf_add(acc, pg_pick(q0, q1, &L, k, 0, two));
+                            acc = vf_add(acc, pg_pick(q0, q1, &L, k, 1, two));
+                            acc = vf_add(acc, pg_pick(q0, q1, &L, k, 2, two));
+                            break;
+                        default:
                             for (int j = 0; j < k->maxc; j++)
                                 acc = vf_add(acc, pg_expand(q0, q1, rel, cnt, k, j));
+                            break;
                         }
                     }
                 }
