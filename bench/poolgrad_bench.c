@@ -22,7 +22,8 @@
  * WHAT A ROW MEANS
  *   Buffers are 64-byte aligned and first-touched before any timing. gradOutput is random in [-1, 1)
  *   (fixed seed). Each row: a warm-up, then repetitions in which poolgrad, oneDNN and a memcpy of a
- *   buffer of gradInput's size run alternately in the same process; every column is the median.
+ *   buffer of gradInput's size run alternately in the same process (poolgrad and oneDNN swap order
+ *   every rep, so neither always finds gradOutput warm from the other); every column is the median.
  *     time     poolgrad_execute() wall time (plan created once, outside the timing)
  *     GB/s     (bytes of gradOutput read + bytes of gradInput written) / time
  *     %memcpy  GB/s divided by the memcpy bandwidth of the same row (2 x gradInput bytes / memcpy time,
@@ -825,16 +826,22 @@ static void run_row(group *g, const run_cfg *rc, const options *o)
         die("out of memory");
     progress("%s %s %s t%d %s: timing %d reps", bc->name, r->dtype, r->layout, rc->threads, rc->isa, reps);
     for (int i = 0; i < reps; i++) {
-        t0 = now_s();
-        poolgrad_execute(plan, ws, wsz, rc->threads);
-        tp[i] = now_s() - t0;
+        /* the order alternates (poolgrad first on even reps, oneDNN first on odd ones) so that neither
+         * always finds gradOutput warm in the cache from the other */
+        for (int k = 0; k < 2; k++) {
+            if ((k == 0) == (i % 2 == 0)) {
+                t0 = now_s();
+                poolgrad_execute(plan, ws, wsz, rc->threads);
+                tp[i] = now_s() - t0;
+            }
 #ifdef POOLGRAD_BENCH_ONEDNN
-        if (dnnl_on) {
-            t0 = now_s();
-            dnnl_exec(&dr);
-            td[i] = now_s() - t0;
-        }
+            else if (dnnl_on) {
+                t0 = now_s();
+                dnnl_exec(&dr);
+                td[i] = now_s() - t0;
+            }
 #endif
+        }
         t0 = now_s();
         par_memcpy(g->mc_dst, g->gi_ref, g->gi_bytes, rc->threads);
         tm[i] = now_s() - t0;
