@@ -16,23 +16,32 @@
  * integer product is <= 2^24, hence exact). The "_q" kernels divide once per gradOutput element in a
  * prepare pass (same division) into an f32 workspace, then only add.
  *
- * Kernels (name = PG_ISA_NAME "_" suffix):
- *   _global  one window covering the whole input (or an empty gradOutput): a per-(n,c) constant fill
- *   _nchw    gradInput rows contiguous along W, gradOutput contiguous along W: divide per window row
- *            segment, lanes picked with a permute (vpermps / vpermt2ps) from one or two registers
- *   _nchw_q  gradInput rows contiguous along W, any gradOutput view: pre-divided f32 workspace
- *   _nhwc    gradInput channels-last (C contiguous), gradOutput C contiguous: every lane shares windows
- *            and divisor
- *   _nhwc_q  gradInput channels-last, any gradOutput view: pre-divided f32 workspace, channels-last
+ * Kernels (name = PG_ISA_NAME "_" suffix), in dispatch order:
+ *   _global  one window covering the whole input, or an empty gradOutput: a per-(n, c) constant fill
+ *            (any gradOutput view; gradInput contiguous along W or C)
+ *   _nchw    gradInput rows contiguous along W (NCHW / NCDHW, other strides free), gradOutput contiguous
+ *            along W: per window row a gradOutput segment is divided in registers and the lanes are picked
+ *            with a permute (vpermps / vpermt2ps on AVX-512, vpermps+blend on AVX2, scalar on 128-bit);
+ *            consecutive rows with the same windows are computed once. Preferred when each row has a single
+ *            window row (k <= s on D and H).
+ *   _nchw_q  same rows, any gradOutput view: a prepare pass writes q = go / divisor (f32, NCDHW order) to
+ *            the workspace, the run only permutes and adds.
+ *   _nhwc    gradInput channels-last (C contiguous), gradOutput C contiguous: all lanes share windows and
+ *            divisor; blocks of up to 4 vectors along C. Preferred up to 8 terms per element in f32 and
+ *            1 term in f16/bf16 (where pixels/rows sharing their windows are computed and narrowed once).
+ *   _nhwc_q  gradInput channels-last, any gradOutput view: pre-divided f32 workspace (NDHWC order).
+ * All kernels handle any C / W (vector tails), empty gradOutput (out size 0: every element +0.0, gradOutput
+ * never read), gapped views. Full-vector loads never leave the gradOutput view or the workspace (+ slack);
+ * stores never touch an element outside the work item. Stack use per call is below 64 KiB.
  * Work items: rows (n, c, d, h) for the W-vectorized kernels, rows (n, d, h) for the channels-last ones,
- * so batch 1 with few channels still splits over all threads.
+ * so batch 1 with few channels still splits over all threads; items are independent, so the bits do not
+ * depend on how they are split.
  */
 #include "simd_vec.h"
 
 #include "convert.h"
 #include "problem.h"
 
-#define PG_STR_(x) #x
 #define PG_NAME(suffix) PG_ISA_NAME "_" suffix
 
 /* W-blocking of the per-chunk window tables (stack only, execute never allocates) */
