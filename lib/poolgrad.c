@@ -317,13 +317,21 @@ static poolgrad_status finish_plan(poolgrad_problem *pr, int64_t gi_numel, poolg
     return POOLGRAD_OK;
 }
 
+/*
+ * Most elements a planned tensor may have. Far beyond any real memory (2^56 bf16 = 128 PiB), and it
+ * leaves kernels 8 bits of headroom: any size they derive (workspace = count * 4 + slack, ...)
+ * fits size_t and int64 without checks of their own, even for a broadcast (zero-stride) gradOutput
+ * whose element count is not bounded by its storage.
+ */
+#define POOLGRAD_MAX_ELEMENTS ((int64_t)1 << 56)
+
 /* Validate grad_input on its own: basics, view inside storage, one-to-one. */
 static poolgrad_status check_grad_input_view(const poolgrad_tensor *gi, int64_t *numel, int64_t *lo, int64_t *hi)
 {
     poolgrad_status st = check_tensor_basics(gi);
     if (st != POOLGRAD_OK)
         return st;
-    if (!view_numel(gi, numel))
+    if (!view_numel(gi, numel) || *numel > POOLGRAD_MAX_ELEMENTS)
         return POOLGRAD_ERR_OVERFLOW;
     if (*numel == 0)
         return POOLGRAD_OK;
@@ -364,7 +372,7 @@ poolgrad_status poolgrad_plan_create(const poolgrad_params *params, const poolgr
     int64_t gi_numel, go_numel, gi_lo = 0, gi_hi = -1, go_lo = 0, go_hi = -1;
     if ((st = check_grad_input_view(gi, &gi_numel, &gi_lo, &gi_hi)) != POOLGRAD_OK)
         return st;
-    if (!view_numel(go, &go_numel))
+    if (!view_numel(go, &go_numel) || go_numel > POOLGRAD_MAX_ELEMENTS)
         return POOLGRAD_ERR_OVERFLOW;
     if (go_numel > 0 && (st = view_reach(go, &go_lo, &go_hi)) != POOLGRAD_OK)
         return st;

@@ -497,3 +497,29 @@ Test(native_hostile, status_strings_total)
     cr_assert_str_eq(poolgrad_status_string((poolgrad_status)INT_MAX), "unknown status");
     cr_assert_str_eq(poolgrad_isa_name((poolgrad_isa)-1), "unknown");
 }
+
+/* Element counts above 2^56 are refused even when the views fit their (claimed) storage, e.g. a
+ * broadcast gradOutput (zero strides, one element of storage): kernels size workspaces from counts. */
+Test(native_hostile, element_count_cap)
+{
+    poolgrad_params pa = pgt_params(2, 1, 1, 0, false, true, 0);
+    void *gi_fake = (void *)(uintptr_t)0x10000, *go_fake = (void *)((uintptr_t)1 << 62); /* never touched */
+    for (int e = 28; e <= 29; e++) {
+        const int64_t side = (int64_t)1 << e, shape[4] = { 1, 1, side, side };
+        poolgrad_tensor gi, go;
+        cr_assert_eq(poolgrad_tensor_init_contiguous(&gi, POOLGRAD_F32, 4, shape, gi_fake), POOLGRAD_OK);
+        cr_assert_eq(poolgrad_tensor_init_contiguous(&go, POOLGRAD_F32, 4, shape, go_fake), POOLGRAD_OK);
+        memset(go.strides, 0, sizeof go.strides);
+        go.storage_numel = 1;
+        poolgrad_plan *plan;
+        poolgrad_status st = poolgrad_plan_create(&pa, &go, &gi, &plan);
+        if (e == 28) { /* 2^56 elements: accepted, and the workspace (if any) is sized without wrapping */
+            cr_assert_eq(st, POOLGRAD_OK);
+            size_t wsz = poolgrad_plan_workspace_size(plan);
+            cr_assert(wsz == 0 || wsz >= ((size_t)1 << 56), "workspace %zu for 2^56 elements", wsz);
+            poolgrad_plan_destroy(plan);
+        } else {
+            cr_assert_eq(st, POOLGRAD_ERR_OVERFLOW);
+        }
+    }
+}
