@@ -383,7 +383,7 @@ PG_AI void pg_lanes_init(pg_lanes *L, const pg_wchunk *c)
 {
 #if PG_VEC_LEVEL >= 2
     const vi rel = vi_loadu(c->rel), cnt = vi_loadu(c->cnt);
-    for (int j = 0; j < PG_JMAX && j < c->maxc; j++) {
+    for (int j = 0; j < PG_JMAX; j++) { /* all of them: no maybe-uninitialized lanes */
         L->idx[j] = vi_add(rel, vi_set1(j));
 #if PG_VEC_LEVEL == 3
         L->m[j] = simde_mm512_cmpgt_epi32_mask(cnt, vi_set1(j));
