@@ -12,7 +12,7 @@
 #include "hard_common.h"
 
 #define THREADS 12
-#define PER_THREAD 24
+#define PER_THREAD 32
 
 typedef struct job {
     poolgrad_params pa;
@@ -43,7 +43,7 @@ static void make_job(pgt_rng *r, job *j)
         int64_t k = pgt_range(r, 1, 3), s = pgt_range(r, 1, 3), p = pgt_range(r, 0, k / 2);
         j->pa = pgt_params(sd, k, s, p, pgt_range(r, 0, 1), pgt_range(r, 0, 1), 0);
         for (int d = 0; d < j->rank; d++)
-            j->gi_shape[d] = d < 2 ? pgt_range(r, 1, 4) : pgt_range(r, 1, sd == 2 ? 24 : 9);
+            j->gi_shape[d] = d < 2 ? pgt_range(r, 1, 4) : pgt_range(r, 1, sd == 2 ? 64 : 16);
         if (poolgrad_output_shape(&j->pa, j->rank, j->gi_shape, j->go_shape) != POOLGRAD_OK)
             continue;
         bool ok = true;
@@ -99,7 +99,7 @@ static int run_aclnn(const job *j, void *gi_data)
 static void *worker(void *arg)
 {
     const int t = (int)(intptr_t)arg;
-    for (int rep = 0; rep < 2; rep++)
+    for (int rep = 0; rep < 3; rep++)
         for (int i = 0; i < PER_THREAD; i++) {
             const job *j = &jobs[t][i];
             pgt_buffer out = pgt_alloc(j->dt, j->gi_n);
@@ -146,8 +146,14 @@ Test(concurrency, many_threads_both_apis, .timeout = 280)
     for (int t = 0; t < THREADS; t++)
         pthread_join(th[t], NULL);
     int total = 0;
-    for (int t = 0; t < THREADS; t++)
+    int64_t elems = 0;
+    for (int t = 0; t < THREADS; t++) {
         total += failures[t];
+        for (int i = 0; i < PER_THREAD; i++)
+            elems += jobs[t][i].gi_n;
+    }
+    fprintf(stderr, "# concurrency: %d threads x %d jobs x 3 rounds, %lld gradInput elements per round\n", THREADS,
+            PER_THREAD, (long long)elems);
     cr_assert_eq(total, 0, "%d concurrent results differ", total);
     for (int t = 0; t < THREADS; t++)
         for (int i = 0; i < PER_THREAD; i++) {
