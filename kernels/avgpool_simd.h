@@ -170,6 +170,33 @@ PG_AI void pg_fill(char *p, int64_t n, vf v, int dt)
         pg_st_n(p + i * es, v, n - i, dt);
 }
 
+/* bits[l] = stored bits of 0 + go[plane pl + l] / divf (0 past the last plane or for an empty gradOutput) */
+PG_AI void pg_plane_bits(const poolgrad_problem *pr, int64_t pl, int64_t planes, bool dense, bool empty, float divf,
+                         int dt, int32_t *bits)
+{
+    const int64_t es = pg_es(dt), C = pr->c;
+    const int64_t nl = empty ? 0 : pg_min(VL, planes - pl);
+    vf x;
+    if (dense) {
+        const char *g = pr->go + pl * es;
+        x = nl == VL ? pg_ld(g, dt) : pg_ld_n(g, nl, dt);
+    } else {
+        float t[VL];
+        for (int l = 0; l < VL; l++) {
+            const int64_t q = pl + l;
+            t[l] = l < nl ? pg_sc_load(pr->go + ((q / C) * pr->go_stride[PG_N] + (q % C) * pr->go_stride[PG_C]) * es, dt)
+                          : 0.0f;
+        }
+        x = vf_loadu(t);
+    }
+    const vf v = vf_add(vf_zero(), vf_div(x, vf_set1(divf)));
+    const vi b = dt == POOLGRAD_F32 ? vf_as_i(v) : dt == POOLGRAD_F16 ? vf_to_f16(v) : vf_to_bf16(v);
+    _Alignas(64) int32_t tmp[VL];
+    memcpy(tmp, &b, sizeof tmp);
+    for (int l = 0; l < VL; l++)
+        bits[l] = l < nl ? tmp[l] : 0;
+}
+
 #define PG_GCB 256 /* channels per pattern block */
 
 PG_AI void global_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, int dt)
@@ -223,12 +250,13 @@ PG_AI void global_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end,
         int64_t e = begin * IW;
         const int64_t e_end = end * IW;
         int64_t p = e / P;
-#define PG_GVAL(pl) (empty || (pl) >= planes ? 0.0f \
-    : 0.0f + pg_sc_load(pr->go + (((pl) / C) * os[PG_N] + ((pl) % C) * os[PG_C]) * es, dt) / divf)
-/* the stored bits of a value: f32 bits, or the scalar f16/bf16 conversion (done once per plane) */
-#define PG_GBITS(v) ((int32_t)(dt == POOLGRAD_F32 ? poolgrad_f32_bits(v) \
-    : dt == POOLGRAD_F16 ? poolgrad_f32_to_f16_inline(v) : poolgrad_f32_to_bf16_inline(v)))
-        int32_t b0 = PG_GBITS(PG_GVAL(p)), b1 = PG_GBITS(PG_GVAL(p + 1));
+        /* stored bits of the plane values, VL planes at a time (vector division and narrowing) */
+        int32_t pbits[VL] = { 0 };
+        int64_t pb = -2 * (int64_t)VL;
+        const bool pdense = (C == 1 || os[PG_C] == 1) && (pr->n == 1 || os[PG_N] == C);
+#define PG_PBITS(pl) ((pl) - pb < VL ? pbits[(pl) - pb] : (pg_plane_bits(pr, (pl), planes, pdense, empty, divf, dt, pbits), \
+                                                              pb = (pl), pbits[0]))
+        int32_t b0 = PG_PBITS(p), b1 = PG_PBITS(p + 1);
         while (e < e_end) {
             const int64_t bnd = (p + 1) * P - e; /* lanes >= bnd belong to plane p + 1 */
             vi v = bnd >= VL ? vi_set1(b0) : vi_sel_gt(lane, vi_set1((int32_t)bnd - 1), vi_set1(b1), vi_set1(b0));
@@ -250,11 +278,10 @@ PG_AI void global_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end,
             if (e >= (p + 1) * P) {
                 p++;
                 b0 = b1;
-                b1 = PG_GBITS(PG_GVAL(p + 1));
+                b1 = PG_PBITS(p + 1);
             }
         }
-#undef PG_GBITS
-#undef PG_GVAL
+#undef PG_PBITS
         return;
     }
     for (int64_t row = begin; row < end;) {
