@@ -768,12 +768,135 @@ static void rowsq_prepare(const poolgrad_problem *pr, void *ws, int64_t begin, i
     }
 }
 
+/*
+ * The pre-divided W-row run, blocked over up to PG_RB consecutive rows of one (n, c, d) plane: the window
+ * rows of the block are walked once in ascending (od, oh) order; each picked vector is added to the
+ * accumulator of every row of the block that the window row covers, so each accumulator still receives
+ * its own terms in ascending (od, oh, ow) order, while loads and permutes are shared between rows.
+ */
+#define PG_RB 4
+
+PG_AI void rowsq_block_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin, int64_t end, int dt)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], IW = pr->in[2];
+    const int64_t OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
+    const int64_t *gs = pr->gi_stride;
+    pg_wchunk ch[PG_WCH];
+    int64_t toff[PG_TMAX];
+    unsigned tmask[PG_TMAX];
+    pg_axis axes[2];
+    const pg_axis *axd = &axes[0], *axh = &axes[1];
+    pg_axis_init(&axes[0], pr, 0);
+    pg_axis_init(&axes[1], pr, 1);
+    for (int64_t wb = 0; wb < IW; wb += PG_WCH * VL) {
+        const int64_t we = pg_min(IW, wb + PG_WCH * VL);
+        const int nch = pg_build_chunks(pr, wb, we, ch);
+        int64_t h = begin % IH, t0 = begin / IH, d = t0 % ID;
+        t0 /= ID;
+        int64_t c = t0 % C, n = t0 / C;
+        for (int64_t row = begin; row < end;) {
+            int64_t od0, od1;
+            pg_axis_range(axd, pr, d, &od0, &od1);
+            /* the block: rows h .. h + R - 1 of this plane, R limited by the term budget */
+            int R = (int)pg_min(pg_min(PG_RB, IH - h), end - row);
+            int64_t ob[PG_RB] = { 0 }, oe[PG_RB] = { 0 };
+            int T;
+            for (;;) {
+                for (int r = 0; r < R; r++)
+                    pg_axis_range(axh, pr, h + r, &ob[r], &oe[r]);
+                int64_t u0 = ob[0], u1 = oe[R - 1];
+                for (int r = 0; r < R; r++) {
+                    if (oe[r] > ob[r]) {
+                        u0 = pg_min(u0, ob[r]);
+                        u1 = pg_max(u1, oe[r]);
+                    }
+                }
+                T = 0;
+                const int64_t cnt = (od1 - od0) * pg_max(0, u1 - u0);
+                if (cnt > PG_TMAX && R > 1) {
+                    R = 1;
+                    continue;
+                }
+                for (int64_t od = od0; od < od1; od++)
+                    for (int64_t oh = u0; oh < u1; oh++) {
+                        unsigned m = 0;
+                        for (int r = 0; r < R; r++)
+                            if (oh >= ob[r] && oh < oe[r])
+                                m |= 1u << r;
+                        if (!m)
+                            continue;
+                        toff[T] = (((n * C + c) * OD + od) * OH + oh) * OW;
+                        tmask[T] = m;
+                        T++;
+                    }
+                break;
+            }
+            char *dst[PG_RB];
+            for (int r = 0; r < R; r++)
+                dst[r] = pr->gi + (n * gs[PG_N] + c * gs[PG_C] + d * gs[PG_D] + (h + r) * gs[PG_H] + wb) * es;
+            for (int i = 0; i < nch; i++) {
+                const pg_wchunk *k = &ch[i];
+                vf acc[PG_RB];
+                for (int r = 0; r < PG_RB; r++)
+                    acc[r] = vf_zero();
+                if (k->maxc > 0) {
+                    const vi rel = vi_loadu(k->rel), cnt = vi_loadu(k->cnt);
+                    const bool two = k->span > VL;
+                    pg_lanes L;
+                    pg_lanes_init(&L, k);
+                    for (int tt = 0; tt < T; tt++) {
+                        const float *qr = qws + toff[tt];
+                        const unsigned m = tmask[tt];
+                        if (k->span > 2 * VL || k->maxc > PG_JMAX) {
+                            for (int j = 0; j < k->maxc; j++) {
+                                const vf v = k->span > 2 * VL ? pg_expand_mem(qr, k, j)
+                                                              : pg_expand(vf_loadu(qr + k->base), vf_loadu(qr + k->base + VL), rel, cnt, k, j);
+                                for (int r = 0; r < R; r++)
+                                    if (m & (1u << r))
+                                        acc[r] = vf_add(acc[r], v);
+                            }
+                            continue;
+                        }
+                        const vf q0 = vf_loadu(qr + k->base);
+                        const vf q1 = two ? vf_loadu(qr + k->base + VL) : q0;
+                        for (int j = 0; j < k->maxc; j++) {
+                            const vf v = pg_pick(q0, q1, &L, k, j, two);
+                            for (int r = 0; r < PG_RB; r++)
+                                if (m & (1u << r))
+                                    acc[r] = vf_add(acc[r], v);
+                        }
+                    }
+                }
+                for (int r = 0; r < R; r++) {
+                    if (k->nl == VL)
+                        pg_st(dst[r] + (int64_t)i * VL * es, acc[r], dt);
+                    else
+                        pg_st_n(dst[r] + (int64_t)i * VL * es, acc[r], k->nl, dt);
+                }
+            }
+            row += R;
+            h += R;
+            if (h == IH) {
+                h = 0;
+                if (++d == ID) {
+                    d = 0;
+                    if (++c == C) {
+                        c = 0;
+                        n++;
+                    }
+                }
+            }
+        }
+    }
+}
+
 static void rowsq_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
 {
     switch (pr->dtype) {
-    case POOLGRAD_F16: rows_run_dt(pr, ws, begin, end, POOLGRAD_F16, true); break;
-    case POOLGRAD_BF16: rows_run_dt(pr, ws, begin, end, POOLGRAD_BF16, true); break;
-    default: rows_run_dt(pr, ws, begin, end, POOLGRAD_F32, true); break;
+    case POOLGRAD_F16: rowsq_block_run_dt(pr, ws, begin, end, POOLGRAD_F16); break;
+    case POOLGRAD_BF16: rowsq_block_run_dt(pr, ws, begin, end, POOLGRAD_BF16); break;
+    default: rowsq_block_run_dt(pr, ws, begin, end, POOLGRAD_F32); break;
     }
 }
 
