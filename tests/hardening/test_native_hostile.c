@@ -523,3 +523,26 @@ Test(native_hostile, element_count_cap)
         }
     }
 }
+
+/* A non-empty gradInput whose gradOutput is empty (no window fits: I=1, k=4, p=1): gradInput is
+ * zero-filled and gradOutput's storage (NULL here) is never used, not even for address arithmetic
+ * (the fuzzer found `NULL + 0` UB in this path; UBSan in the sanitized build checks it). */
+Test(native_hostile, empty_grad_output_null_storage)
+{
+    poolgrad_params pa = pgt_params(2, 4, 1, 1, false, true, 0);
+    const int64_t gi_shape[4] = { 2, 3, 1, 1 };
+    int64_t go_shape[4];
+    cr_assert_eq(poolgrad_output_shape(&pa, 4, gi_shape, go_shape), POOLGRAD_OK);
+    cr_assert_eq(go_shape[2], 0);
+    cr_assert_eq(go_shape[3], 0);
+    float gi_data[6];
+    memset(gi_data, 0xff, sizeof gi_data);
+    poolgrad_tensor gi, go;
+    cr_assert_eq(poolgrad_tensor_init_contiguous(&gi, POOLGRAD_F32, 4, gi_shape, gi_data), POOLGRAD_OK);
+    cr_assert_eq(poolgrad_tensor_init_contiguous(&go, POOLGRAD_F32, 4, go_shape, NULL), POOLGRAD_OK);
+    go.offset = 5; /* offsets and storage of an empty view are not checked: nothing is read */
+    go.storage_numel = 0;
+    cr_assert_eq(poolgrad_avgpool_backward(&pa, &go, &gi, 2), POOLGRAD_OK);
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(memcmp(&gi_data[i], &(float){ +0.0f }, 4), 0);
+}
