@@ -1487,7 +1487,8 @@ int main(int argc, char **argv)
     load_start = loadavg1();
     if (load_start > 0.5)
         printf("warning: load average %.2f at start: other processes are running, timings will be noisy "
-               "(2-thread rows most of all)\n\n", load_start);
+               "(2-thread rows most of all:\n         OpenMP threads spinning at barriers lose whole scheduler ticks; "
+               "OMP_WAIT_POLICY=passive softens that)\n\n", load_start);
     print_header(stdout, o.sweep, use_dnnl);
     fflush(stdout);
 
