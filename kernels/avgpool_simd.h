@@ -197,7 +197,7 @@ PG_AI void pg_plane_bits(const poolgrad_problem *pr, int64_t pl, int64_t planes,
         bits[l] = l < nl ? tmp[l] : 0;
 }
 
-#define PG_GCB 256 /* channels per pattern block */
+#define PG_GCB 4096 /* channels per pattern block (one block for usual C: each pixel is one contiguous copy) */
 
 PG_AI void global_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, int dt)
 {
