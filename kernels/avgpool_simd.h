@@ -455,7 +455,7 @@ PG_AI vf pg_pick(vf q0, vf q1, const pg_lanes *L, const pg_wchunk *c, int j, boo
  * Per-axis tables for one run call (stack only): covering-window range of every input index and the
  * divisor factor of every window. Axes longer than PG_AXMAX fall back to computing on the fly.
  */
-#define PG_AXMAX 1024
+#define PG_AXMAX 512
 
 typedef struct pg_axis {
     bool tab;
@@ -891,6 +891,193 @@ PG_AI void rowsq_block_run_dt(const poolgrad_problem *pr, const float *qws, int6
     }
 }
 
+/*
+ * The banded pre-divided run (_nchw_b): the same blocked walk as rowsq_block_run_dt, but the q rows come
+ * from a small stack cache filled inside run (same division as the prepare pass), so q never goes to
+ * memory and there is no prepare pass. Rows of the cache are W blocks of q rows (od, oh), direct-mapped
+ * with tags; SD >= the od rows of one gradInput row and SH >= the oh rows of a row block, so the rows of
+ * one block never evict each other.
+ */
+#define PG_BQ 4096    /* cached q floats (16 KiB) */
+#define PG_BL 1024    /* longest cached row */
+#define PG_BSLOTS 512 /* cached rows */
+
+/* windows covering one index: <= ceil(k / s); covering one of PG_RB consecutive indices: <= ceil((k + PG_RB - 1) / s) */
+static inline int64_t pg_band_sd(const poolgrad_problem *pr) { return pg_ceil_div(pr->k[0], pr->s[0]); }
+static inline int64_t pg_band_sh(const poolgrad_problem *pr) { return pg_ceil_div(pr->k[1] + PG_RB - 1, pr->s[1]); }
+
+static bool rowsb_supports(const poolgrad_problem *pr)
+{
+    if (!(pg_gi_rows(pr) && pg_div_small(pr) && pg_rows_terms_ok(pr)))
+        return false;
+    if (pr->k[0] > (1 << 20) || pr->k[1] > (1 << 20))
+        return false;
+    const int64_t wblk = pg_min(pr->in[2], PG_WCH * VL);
+    const int64_t lb = pg_ceil_div((wblk - 1) / pr->s[2] + 1 + pg_max(2 * VL, pg_span_bound(pr)), VL) * VL;
+    const int64_t sd = pg_band_sd(pr), sh = pg_band_sh(pr);
+    return lb <= PG_BL && sd * sh <= PG_BSLOTS && sd * sh * lb <= PG_BQ;
+}
+
+PG_AI void rowsb_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, int dt)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], IW = pr->in[2];
+    const int64_t OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
+    const int64_t *gs = pr->gi_stride, *os = pr->go_stride;
+    const bool ovr = pr->divisor_override != 0;
+    const float ovf = (float)pr->divisor_override;
+    const bool unit = pg_unit(OW, os[PG_W]);
+    const int64_t SD = pg_min(pg_band_sd(pr), pg_max(OD, 1));
+    _Alignas(64) float qc[PG_BQ];
+    float fwt[PG_BL];
+    int64_t tag[PG_BSLOTS];
+    pg_wchunk ch[PG_WCH];
+    int64_t toff[PG_TMAX];
+    unsigned tmask[PG_TMAX];
+    pg_axis axes[2];
+    const pg_axis *axd = &axes[0], *axh = &axes[1];
+    pg_axis_init(&axes[0], pr, 0);
+    pg_axis_init(&axes[1], pr, 1);
+    for (int64_t wb = 0; wb < IW; wb += PG_WCH * VL) {
+        const int64_t we = pg_min(IW, wb + PG_WCH * VL);
+        const int nch = pg_build_chunks(pr, wb, we, ch);
+        /* the band: q rows (od, oh) of this W block, slot (od % SD) * SH + oh % SH, tagged */
+        const int64_t owlo = ch[0].base;
+        int64_t maxspan = 2 * VL;
+        for (int i = 0; i < nch; i++)
+            maxspan = pg_max(maxspan, ch[i].span);
+        const int64_t Lr = pg_ceil_div(ch[nch - 1].base - owlo + maxspan, VL) * VL;
+        const int64_t SH = pg_min(pg_min(pg_max(OH, 1), PG_BQ / (SD * Lr)), PG_BSLOTS / SD);
+        for (int64_t t = 0; t < Lr; t++)
+            fwt[t] = !ovr && owlo + t < OW ? (float)pg_factor(pr, 2, owlo + t) : 1.0f;
+        for (int64_t sl = 0; sl < SD * SH; sl++)
+            tag[sl] = -1;
+        int64_t h = begin % IH, t0 = begin / IH, d = t0 % ID;
+        t0 /= ID;
+        int64_t c = t0 % C, n = t0 / C;
+        for (int64_t row = begin; row < end;) {
+            int64_t od0, od1;
+            pg_axis_range(axd, pr, d, &od0, &od1);
+            /* the block: rows h .. h + R - 1 of this plane, R limited by the term budget */
+            int R = (int)pg_min(pg_min(PG_RB, IH - h), end - row);
+            int64_t ob[PG_RB] = { 0 }, oe[PG_RB] = { 0 };
+            int T;
+            for (;;) {
+                for (int r = 0; r < R; r++)
+                    pg_axis_range(axh, pr, h + r, &ob[r], &oe[r]);
+                int64_t u0 = ob[0], u1 = oe[R - 1];
+                for (int r = 0; r < R; r++) {
+                    if (oe[r] > ob[r]) {
+                        u0 = pg_min(u0, ob[r]);
+                        u1 = pg_max(u1, oe[r]);
+                    }
+                }
+                T = 0;
+                const int64_t cnt = (od1 - od0) * pg_max(0, u1 - u0);
+                if ((cnt > PG_TMAX || u1 - u0 > SH) && R > 1) {
+                    R = 1;
+                    continue;
+                }
+                for (int64_t od = od0; od < od1; od++)
+                    for (int64_t oh = u0; oh < u1; oh++) {
+                        unsigned m = 0;
+                        for (int r = 0; r < R; r++)
+                            if (oh >= ob[r] && oh < oe[r])
+                                m |= 1u << r;
+                        if (!m)
+                            continue;
+                        const int64_t key = ((n * C + c) * OD + od) * OH + oh;
+                        const int64_t sl = (od % SD) * SH + oh % SH;
+                        float *qrow = qc + sl * Lr;
+                        if (tag[sl] != key) { /* divide the row once: the same division as the prepare pass */
+                            tag[sl] = key;
+                            const char *g = pr->go + (n * os[PG_N] + c * os[PG_C] + od * os[PG_D] + oh * os[PG_H]) * es;
+                            const vf fdh = vf_set1(ovr ? ovf : (float)(pg_factor(pr, 0, od) * pg_factor(pr, 1, oh)));
+                            for (int64_t t = 0; t < Lr; t += VL) {
+                                const int64_t ow = owlo + t, nl = pg_min(VL, OW - ow);
+                                vf x = vf_zero();
+                                if (nl > 0)
+                                    x = unit ? (nl == VL ? pg_ld(g + ow * es, dt) : pg_ld_n(g + ow * es, nl, dt))
+                                             : pg_ld_strided(g + ow * os[PG_W] * es, os[PG_W] * es, nl, dt);
+                                const vf dv = ovr ? fdh : vf_mul(fdh, vf_loadu(fwt + t));
+                                vf_storeu(qrow + t, vf_div(x, dv));
+                            }
+                        }
+                        toff[T] = sl * Lr - owlo;
+                        tmask[T] = m;
+                        T++;
+                    }
+                break;
+            }
+            char *dst[PG_RB];
+            for (int r = 0; r < R; r++)
+                dst[r] = pr->gi + (n * gs[PG_N] + c * gs[PG_C] + d * gs[PG_D] + (h + r) * gs[PG_H] + wb) * es;
+            for (int i = 0; i < nch; i++) {
+                const pg_wchunk *k = &ch[i];
+                vf acc[PG_RB];
+                for (int r = 0; r < PG_RB; r++)
+                    acc[r] = vf_zero();
+                if (k->maxc > 0) {
+                    const vi rel = vi_loadu(k->rel), cnt = vi_loadu(k->cnt);
+                    const bool two = k->span > VL;
+                    pg_lanes L;
+                    pg_lanes_init(&L, k);
+                    for (int tt = 0; tt < T; tt++) {
+                        const float *qr = qc + toff[tt];
+                        const unsigned m = tmask[tt];
+                        if (k->span > 2 * VL || k->maxc > PG_JMAX) {
+                            for (int j = 0; j < k->maxc; j++) {
+                                const vf v = k->span > 2 * VL ? pg_expand_mem(qr, k, j)
+                                                              : pg_expand(vf_loadu(qr + k->base), vf_loadu(qr + k->base + VL), rel, cnt, k, j);
+                                for (int r = 0; r < R; r++)
+                                    if (m & (1u << r))
+                                        acc[r] = vf_add(acc[r], v);
+                            }
+                            continue;
+                        }
+                        const vf q0 = vf_loadu(qr + k->base);
+                        const vf q1 = two ? vf_loadu(qr + k->base + VL) : q0;
+                        for (int j = 0; j < k->maxc; j++) {
+                            const vf v = pg_pick(q0, q1, &L, k, j, two);
+                            for (int r = 0; r < PG_RB; r++)
+                                if (m & (1u << r))
+                                    acc[r] = vf_add(acc[r], v);
+                        }
+                    }
+                }
+                for (int r = 0; r < R; r++) {
+                    if (k->nl == VL)
+                        pg_st(dst[r] + (int64_t)i * VL * es, acc[r], dt);
+                    else
+                        pg_st_n(dst[r] + (int64_t)i * VL * es, acc[r], k->nl, dt);
+                }
+            }
+            row += R;
+            h += R;
+            if (h == IH) {
+                h = 0;
+                if (++d == ID) {
+                    d = 0;
+                    if (++c == C) {
+                        c = 0;
+                        n++;
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void rowsb_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+{
+    (void)ws;
+    switch (pr->dtype) {
+    case POOLGRAD_F16: rowsb_run_dt(pr, begin, end, POOLGRAD_F16); break;
+    case POOLGRAD_BF16: rowsb_run_dt(pr, begin, end, POOLGRAD_BF16); break;
+    default: rowsb_run_dt(pr, begin, end, POOLGRAD_F32); break;
+    }
+}
+
 static void rowsq_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
 {
     switch (pr->dtype) {
@@ -1158,6 +1345,11 @@ const poolgrad_kernel PG_KSYM(global) = {
 const poolgrad_kernel PG_KSYM(nchw) = {
     .name = PG_NAME("nchw"), .isa = PG_ISA, .supports = rows_supports, .preferred = rows_preferred,
     .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = rows_items, .run = rows_run,
+};
+
+const poolgrad_kernel PG_KSYM(nchw_b) = {
+    .name = PG_NAME("nchw_b"), .isa = PG_ISA, .supports = rowsb_supports, .preferred = NULL,
+    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = rows_items, .run = rowsb_run,
 };
 
 const poolgrad_kernel PG_KSYM(nchw_q) = {

@@ -14,6 +14,7 @@
 #define POOLGRAD_ISA_KERNELS(X, isa) \
     X(poolgrad_kernel_##isa##_global) \
     X(poolgrad_kernel_##isa##_nchw) \
+    X(poolgrad_kernel_##isa##_nchw_b) \
     X(poolgrad_kernel_##isa##_nchw_q) \
     X(poolgrad_kernel_##isa##_nhwc) \
     X(poolgrad_kernel_##isa##_nhwc_q)
