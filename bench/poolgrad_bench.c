@@ -10,6 +10,7 @@
  *                                  doubling 2^16 .. 2^26: time per element
  *   --filter SUBSTR   keep rows whose "case op dtype layout" contains SUBSTR (repeatable: any match)
  *   --dtype LIST      f32,f16,bf16          --layout LIST   nchw,cl   (nchw means NCHW or NCDHW)
+ *                     (LIST: comma- or space-separated, e.g. --dtype f32,bf16 or --dtype f32 bf16)
  *   --threads LIST    thread counts, e.g. 1,2 (default: 1, and also 2 for 3D cases)
  *   --isa LIST        POOLGRAD_ISA caps to run, e.g. scalar,avx2,avx512 (default: $POOLGRAD_ISA, else auto);
  *                     the target summary is judged on the first one
@@ -238,8 +239,8 @@ static void usage(FILE *f)
           "  --quick            tiny suite for CI (a few seconds); exit status 1 on any FAIL\n"
           "  --sweep            2D and 3D k3s2p1 with gradInput elements 2^16..2^26: time per element\n"
           "  --filter SUBSTR    keep rows whose \"case op dtype layout\" contains SUBSTR (repeatable)\n"
-          "  --dtype LIST       comma list of f32,f16,bf16\n"
-          "  --layout LIST      comma list of nchw,cl (nchw = NCHW/NCDHW, cl = NHWC/NDHWC)\n"
+          "  --dtype LIST       f32,f16,bf16 (any LIST: comma- or space-separated)\n"
+          "  --layout LIST      nchw,cl (nchw = NCHW/NCDHW, cl = NHWC/NDHWC)\n"
           "  --threads N[,M..]  thread counts (default 1, plus 2 for 3D cases)\n"
           "  --isa LIST         POOLGRAD_ISA caps, e.g. scalar,sse2,avx2,avx512,auto (default: $POOLGRAD_ISA\n"
           "                     or auto); the target summary uses the first\n"
@@ -258,6 +259,18 @@ static int split_list(char *s, const char **out, int max)
     int n = 0;
     for (char *tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ","))
         out[n++] = tok;
+    return n;
+}
+
+/* A list option's value: "a,b" or "a b" (following arguments up to the next option) or both. */
+static int take_list(int argc, char **argv, int *i, const char **out, int max)
+{
+    const char *opt = argv[*i];
+    if (*i + 1 >= argc)
+        die("%s needs an argument", opt);
+    int n = split_list(argv[++*i], out, max);
+    while (*i + 1 < argc && argv[*i + 1][0] != '-' && n < max)
+        n += split_list(argv[++*i], out + n, max - n);
     return n;
 }
 
@@ -282,7 +295,7 @@ static void parse_args(int argc, char **argv, options *o)
                 o->filters[o->n_filters++] = NEXT();
         } else if (!strcmp(a, "--dtype")) {
             const char *l[MAX_LIST];
-            int n = split_list(NEXT(), l, MAX_LIST);
+            int n = take_list(argc, argv, &i, l, MAX_LIST);
             o->n_dtypes = 0;
             for (int j = 0; j < n; j++) {
                 poolgrad_dtype dt;
@@ -295,7 +308,7 @@ static void parse_args(int argc, char **argv, options *o)
             }
         } else if (!strcmp(a, "--layout")) {
             const char *l[MAX_LIST];
-            int n = split_list(NEXT(), l, MAX_LIST);
+            int n = take_list(argc, argv, &i, l, MAX_LIST);
             for (int j = 0; j < n; j++) {
                 if (!strcmp(l[j], "nchw") || !strcmp(l[j], "ncdhw")) o->layout_nchw = true;
                 else if (!strcmp(l[j], "cl") || !strcmp(l[j], "nhwc") || !strcmp(l[j], "ndhwc")) o->layout_cl = true;
@@ -303,7 +316,7 @@ static void parse_args(int argc, char **argv, options *o)
             }
         } else if (!strcmp(a, "--threads")) {
             const char *l[MAX_LIST];
-            int n = split_list(NEXT(), l, MAX_LIST);
+            int n = take_list(argc, argv, &i, l, MAX_LIST);
             o->n_threads = 0;
             for (int j = 0; j < n; j++) {
                 char *end;
@@ -313,7 +326,7 @@ static void parse_args(int argc, char **argv, options *o)
                 o->threads[o->n_threads++] = (int)v;
             }
         } else if (!strcmp(a, "--isa")) {
-            o->n_isas = split_list(NEXT(), o->isas, MAX_LIST);
+            o->n_isas = take_list(argc, argv, &i, o->isas, MAX_LIST);
         } else if (!strcmp(a, "--reps")) {
             char *end;
             long v = strtol(NEXT(), &end, 10);
