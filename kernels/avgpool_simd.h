@@ -928,6 +928,7 @@ PG_AI void rowsb_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, 
     const float ovf = (float)pr->divisor_override;
     const bool unit = pg_unit(OW, os[PG_W]);
     const int64_t SD = pg_min(pg_band_sd(pr), pg_max(OD, 1));
+    const char *const go_end = pg_go_end(pr, es);
     _Alignas(64) float qc[PG_BQ];
     float fwt[PG_BL];
     int64_t tag[PG_BSLOTS];
@@ -952,6 +953,7 @@ PG_AI void rowsb_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, 
             fwt[t] = !ovr && owlo + t < OW ? (float)pg_factor(pr, 2, owlo + t) : 1.0f;
         for (int64_t sl = 0; sl < SD * SH; sl++)
             tag[sl] = -1;
+        memset(qc, 0, (size_t)(SD * SH * Lr) * sizeof(float));
         int64_t h = begin % IH, t0 = begin / IH, d = t0 % ID;
         t0 /= ID;
         int64_t c = t0 % C, n = t0 / C;
@@ -993,12 +995,13 @@ PG_AI void rowsb_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, 
                             tag[sl] = key;
                             const char *g = pr->go + (n * os[PG_N] + c * os[PG_C] + od * os[PG_D] + oh * os[PG_H]) * es;
                             const vf fdh = vf_set1(ovr ? ovf : (float)(pg_factor(pr, 0, od) * pg_factor(pr, 1, oh)));
-                            for (int64_t t = 0; t < Lr; t += VL) {
+                            /* lanes past OW (full loads that stay inside the view, or the zeroed slack)
+                             * are never picked */
+                            for (int64_t t = 0; t < Lr && owlo + t < OW; t += VL) {
                                 const int64_t ow = owlo + t, nl = pg_min(VL, OW - ow);
-                                vf x = vf_zero();
-                                if (nl > 0)
-                                    x = unit ? (nl == VL ? pg_ld(g + ow * es, dt) : pg_ld_n(g + ow * es, nl, dt))
-                                             : pg_ld_strided(g + ow * os[PG_W] * es, os[PG_W] * es, nl, dt);
+                                const char *gp = g + ow * es;
+                                const vf x = unit ? (gp + VL * es <= go_end ? pg_ld(gp, dt) : pg_ld_n(gp, nl, dt))
+                                                  : pg_ld_strided(g + ow * os[PG_W] * es, os[PG_W] * es, nl, dt);
                                 const vf dv = ovr ? fdh : vf_mul(fdh, vf_loadu(fwt + t));
                                 vf_storeu(qrow + t, vf_div(x, dv));
                             }
