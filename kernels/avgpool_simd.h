@@ -529,6 +529,11 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
     float fwt[PG_WCH * VL + 4 * VL];
     int64_t toff[PG_TMAX];
     float tdiv[PG_TMAX];
+    vf sdw[PG_WCH];
+#if PG_VEC_LEVEL >= 2
+    vi sidx[PG_WCH];
+    pg_mask smask[PG_WCH];
+#endif
     pg_axis axes[2];
     const pg_axis *axd = &axes[0], *axh = &axes[1];
     pg_axis_init(&axes[0], pr, 0);
@@ -541,6 +546,27 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
             int64_t len = ch[nch - 1].base - owlo + 2 * VL;
             for (int64_t t = 0; t < len; t++)
                 fwt[t] = owlo + t < OW ? (float)pg_factor(pr, 2, owlo + t) : 1.0f;
+        }
+        /* one window per lane and one gradOutput vector per chunk (k <= s along W): the lanes are picked
+         * from the gradOutput vector first, then divided by their own divisor (the same division) */
+        bool simple = !use_q;
+        for (int i = 0; i < nch; i++)
+            simple = simple && ch[i].maxc <= 1 && ch[i].span <= VL;
+        if (simple) {
+            for (int i = 0; i < nch; i++) {
+                const pg_wchunk *k = &ch[i];
+                float t[VL];
+                for (int l = 0; l < VL; l++)
+                    t[l] = !ovr && k->cnt[l] ? fwt[k->base - owlo + k->rel[l]] : 1.0f;
+                sdw[i] = vf_loadu(t);
+#if PG_VEC_LEVEL == 3
+                sidx[i] = vi_loadu(k->rel);
+                smask[i] = simde_mm512_cmpgt_epi32_mask(vi_loadu(k->cnt), vi_set1(0));
+#elif PG_VEC_LEVEL == 2
+                sidx[i] = vi_loadu(k->rel);
+                smask[i] = simde_mm256_castsi256_ps(simde_mm256_cmpgt_epi32(vi_loadu(k->cnt), vi_set1(0)));
+#endif
+            }
         }
         int64_t h = begin % IH, t0 = begin / IH, d = t0 % ID;
         t0 /= ID;
@@ -591,6 +617,52 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
             char *dst[PG_GROUP];
             for (int r = 0; r < g; r++)
                 dst[r] = pr->gi + (gn * gs[PG_N] + gc * gs[PG_C] + gd[r] * gs[PG_D] + gh[r] * gs[PG_H] + wb) * es;
+            if (simple && T <= 1) {
+                const char *gp0 = T ? pr->go + toff[0] : NULL;
+                const vf dd = vf_set1(T ? tdiv[0] : 1.0f);
+                for (int i = 0; i < nch; i++) {
+                    const pg_wchunk *k = &ch[i];
+                    vf acc = vf_zero();
+                    if (T && k->maxc > 0) {
+                        const char *gp = gp0 + k->base * es;
+                        const vf g0 = gp + VL * es <= go_end ? pg_ld(gp, dt) : pg_ld_n(gp, OW - k->base, dt);
+#if PG_VEC_LEVEL == 3
+                        const vf x = simde_mm512_maskz_permutexvar_ps(smask[i], sidx[i], g0);
+#elif PG_VEC_LEVEL == 2
+                        const vf x = simde_mm256_and_ps(simde_mm256_permutevar8x32_ps(g0, sidx[i]), smask[i]);
+#else
+                        float sg[VL], t[VL];
+                        vf_storeu(sg, g0);
+                        for (int l = 0; l < VL; l++)
+                            t[l] = k->cnt[l] ? sg[k->rel[l]] : 0.0f;
+                        const vf x = vf_loadu(t);
+#endif
+                        acc = vf_add(acc, vf_div(x, ovr ? dd : vf_mul(dd, sdw[i])));
+                    }
+                    const int64_t o = (int64_t)i * VL * es;
+                    if (dt == POOLGRAD_F32 || g == 1) {
+                        for (int r = 0; r < g; r++) {
+                            if (k->nl == VL)
+                                pg_st(dst[r] + o, acc, dt);
+                            else
+                                pg_st_n(dst[r] + o, acc, k->nl, dt);
+                        }
+                    } else {
+                        const vi bits = dt == POOLGRAD_F16 ? vf_to_f16(acc) : vf_to_bf16(acc);
+                        char buf[VL * 4];
+                        if (k->nl != VL)
+                            vi_store_u16(buf, bits);
+                        for (int r = 0; r < g; r++) {
+                            if (k->nl == VL)
+                                vi_store_u16(dst[r] + o, bits);
+                            else
+                                pg_copy_small(dst[r] + o, buf, (size_t)(k->nl * es));
+                        }
+                    }
+                }
+                row += g;
+                continue;
+            }
             for (int i = 0; i < nch; i++) {
                 const pg_wchunk *k = &ch[i];
                 vf acc = vf_zero();
