@@ -513,6 +513,29 @@ static inline const char *pg_go_end(const poolgrad_problem *pr, int64_t es)
     return pr->go + (hi + 1) * es;
 }
 
+/* a partial vector to n rows (tails only): out of line, so its stack buffer round trip never sits
+ * in the hot loop (inlined, the compiler hoisted the buffer load into every chunk: a store-forwarding stall) */
+static __attribute__((noinline)) void pg_st_n_rows(char *const *dst, int g, int64_t o, vf v, int64_t nl, int dt)
+{
+    for (int r = 0; r < g; r++)
+        pg_st_n(dst[r] + o, v, nl, dt);
+}
+
+/* the same vector to g rows at byte offset o: narrowed once */
+PG_AI void pg_st_rows(char *const *dst, int g, int64_t o, vf acc, int64_t nl, int dt)
+{
+    if (nl != VL) {
+        pg_st_n_rows(dst, g, o, acc, nl, dt);
+    } else if (dt == POOLGRAD_F32 || g == 1) {
+        for (int r = 0; r < g; r++)
+            pg_st(dst[r] + o, acc, dt);
+    } else {
+        const vi bits = dt == POOLGRAD_F16 ? vf_to_f16(acc) : vf_to_bf16(acc);
+        for (int r = 0; r < g; r++)
+            vi_store_u16(dst[r] + o, bits);
+    }
+}
+
 #define PG_TMAX 512 /* window rows (od, oh) per gradInput row handled by the row kernels */
 #define PG_GROUP 8  /* rows sharing their windows, computed once */
 
@@ -639,26 +662,7 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
 #endif
                         acc = vf_add(acc, vf_div(x, ovr ? dd : vf_mul(dd, sdw[i])));
                     }
-                    const int64_t o = (int64_t)i * VL * es;
-                    if (dt == POOLGRAD_F32 || g == 1) {
-                        for (int r = 0; r < g; r++) {
-                            if (k->nl == VL)
-                                pg_st(dst[r] + o, acc, dt);
-                            else
-                                pg_st_n(dst[r] + o, acc, k->nl, dt);
-                        }
-                    } else {
-                        const vi bits = dt == POOLGRAD_F16 ? vf_to_f16(acc) : vf_to_bf16(acc);
-                        char buf[VL * 4];
-                        if (k->nl != VL)
-                            vi_store_u16(buf, bits);
-                        for (int r = 0; r < g; r++) {
-                            if (k->nl == VL)
-                                vi_store_u16(dst[r] + o, bits);
-                            else
-                                pg_copy_small(dst[r] + o, buf, (size_t)(k->nl * es));
-                        }
-                    }
+                    pg_st_rows(dst, g, (int64_t)i * VL * es, acc, k->nl, dt);
                 }
                 row += g;
                 continue;
@@ -716,25 +720,7 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
                         }
                     }
                 }
-                if (dt == POOLGRAD_F32 || g == 1) {
-                    for (int r = 0; r < g; r++) {
-                        if (k->nl == VL)
-                            pg_st(dst[r] + (int64_t)i * VL * es, acc, dt);
-                        else
-                            pg_st_n(dst[r] + (int64_t)i * VL * es, acc, k->nl, dt);
-                    }
-                } else { /* narrow once for the whole group */
-                    const vi bits = dt == POOLGRAD_F16 ? vf_to_f16(acc) : vf_to_bf16(acc);
-                    char buf[VL * 4];
-                    if (k->nl != VL)
-                        vi_store_u16(buf, bits);
-                    for (int r = 0; r < g; r++) {
-                        if (k->nl == VL)
-                            vi_store_u16(dst[r] + (int64_t)i * VL * es, bits);
-                        else
-                            pg_copy_small(dst[r] + (int64_t)i * VL * es, buf, (size_t)(k->nl * es));
-                    }
-                }
+                pg_st_rows(dst, g, (int64_t)i * VL * es, acc, k->nl, dt); /* narrowed once for the group */
             }
             row += g;
         }
