@@ -223,12 +223,17 @@ PG_AI vi vf_to_bf16(vf f)
 
 /* ---- dtype-generic loads/stores (dt is a compile-time constant after inlining) ---- */
 
+/*
+ * Loads of gradOutput values, which only ever feed an IEEE division (x / divisor): bf16 is widened by
+ * the shift alone. A signaling NaN stays signaling here and the division quiets it exactly as
+ * convert.h does (quiet bit set, sign and payload kept), so the quotient's bits are the reference's.
+ */
 PG_AI vf pg_ld(const char *p, int dt)
 {
     if (dt == 0)
         return vf_loadu((const float *)(const void *)p);
     vi h = vi_load_u16(p);
-    return dt == 1 ? vf_from_f16(h) : vf_from_bf16(h);
+    return dt == 1 ? vf_from_f16(h) : vi_as_f(vi_slli(h, 16));
 }
 
 PG_AI void pg_st(char *p, vf v, int dt)
