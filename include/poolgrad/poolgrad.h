@@ -142,9 +142,10 @@ POOLGRAD_API const char *poolgrad_plan_kernel_name(const poolgrad_plan *plan);
  * Compute grad_input. workspace must hold poolgrad_plan_workspace_size() bytes (may be NULL when 0),
  * any alignment. Fails only with POOLGRAD_ERR_NULL_POINTER, POOLGRAD_ERR_WORKSPACE or
  * POOLGRAD_ERR_THREADS, before writing anything. num_threads: 0 = OpenMP default (OMP_NUM_THREADS),
- * n > 0 = at most n threads. A plan may be executed any number of times, also concurrently
- * from several threads as long as each call has its own workspace. Results are bit-identical
- * whatever the thread count and ISA.
+ * n > 0 = at most n threads (capped at 256). A plan may be executed any number of times.
+ * Executions of different plans may run concurrently when their gradInput views and workspaces
+ * are distinct; two concurrent executions of one plan write the same gradInput (a data race).
+ * Results are bit-identical whatever the thread count and ISA (see README on NaN payloads).
  */
 POOLGRAD_API poolgrad_status poolgrad_execute(const poolgrad_plan *plan, void *workspace, size_t workspace_size,
                                               int num_threads);
