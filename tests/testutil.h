@@ -69,6 +69,21 @@ static inline float pgt_load(poolgrad_dtype dt, const void *base, int64_t i)
     return dt == POOLGRAD_F16 ? poolgrad_f16_to_f32(h) : poolgrad_bf16_to_f32(h);
 }
 
+/*
+ * Results are "the same" when every element has identical bits or both are NaN: IEEE 754 leaves
+ * open which NaN an addition of two NaNs returns, and compilers may swap operands (README).
+ */
+static inline bool pgt_same_results(poolgrad_dtype dt, const void *a, const void *b, int64_t n)
+{
+    const size_t es = poolgrad_dtype_size(dt);
+    for (int64_t i = 0; i < n; i++) {
+        const char *pa = (const char *)a + (size_t)i * es, *pb = (const char *)b + (size_t)i * es;
+        if (memcmp(pa, pb, es) != 0 && !(isnan(pgt_load(dt, a, i)) && isnan(pgt_load(dt, b, i))))
+            return false;
+    }
+    return true;
+}
+
 /* A random value: mostly ordinary, sometimes a special (NaN, +-inf, subnormal, +-0, large). */
 static inline float pgt_value(pgt_rng *r, bool specials)
 {
