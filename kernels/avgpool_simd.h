@@ -1160,10 +1160,10 @@ static void rowsq_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64
  */
 PG_AI void cl_block(const poolgrad_problem *pr, const float *qws, const char *go_end, char *const *dst, int ndst,
                     int64_t c, int nv, int64_t nl, int T, const int64_t *tbase, const int64_t *tfd, int64_t ow0,
-                    int64_t ow1, const pg_axis *axw, int dt, bool use_q)
+                    int64_t ow1, const pg_axis *axw, int dt, bool use_q, int64_t qpitch)
 {
     const int64_t es = pg_es(dt);
-    const int64_t C = pr->c, wstep = pr->go_stride[PG_W] * es;
+    const int64_t wstep = pr->go_stride[PG_W] * es;
     const bool ovr = pr->divisor_override != 0;
     const float ovf = (float)pr->divisor_override;
     vf acc[PG_CU];
@@ -1172,7 +1172,7 @@ PG_AI void cl_block(const poolgrad_problem *pr, const float *qws, const char *go
     for (int tt = 0; tt < T; tt++) {
         for (int64_t ow = ow0; ow < ow1; ow++) {
             if (use_q) {
-                const float *q = qws + tbase[tt] + ow * C + c; /* the workspace has VL floats of slack */
+                const float *q = qws + (tbase[tt] + ow * qpitch + c); /* the workspace has VL floats of slack */
                 if (nv == 0) {
                     acc[0] = vf_add(acc[0], vf_loadu(q));
                 } else {
@@ -1289,15 +1289,15 @@ PG_AI void cl_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin
                     dst[nd++] = grow[r] + ww * gs[PG_W] * es;
             int64_t c = 0;
             for (; c + PG_CU * VL <= C; c += PG_CU * VL)
-                cl_block(pr, qws, go_end, dst, nd, c, PG_CU, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q);
+                cl_block(pr, qws, go_end, dst, nd, c, PG_CU, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q, C);
             switch ((C - c) / VL) {
-            case 3: cl_block(pr, qws, go_end, dst, nd, c, 3, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q); c += 3 * VL; break;
-            case 2: cl_block(pr, qws, go_end, dst, nd, c, 2, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q); c += 2 * VL; break;
-            case 1: cl_block(pr, qws, go_end, dst, nd, c, 1, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q); c += VL; break;
+            case 3: cl_block(pr, qws, go_end, dst, nd, c, 3, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q, C); c += 3 * VL; break;
+            case 2: cl_block(pr, qws, go_end, dst, nd, c, 2, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q, C); c += 2 * VL; break;
+            case 1: cl_block(pr, qws, go_end, dst, nd, c, 1, VL, T, tbase, tfd, ow0, ow1, axw, dt, use_q, C); c += VL; break;
             default: break;
             }
             if (c < C)
-                cl_block(pr, qws, go_end, dst, nd, c, 0, C - c, T, tbase, tfd, ow0, ow1, axw, dt, use_q);
+                cl_block(pr, qws, go_end, dst, nd, c, 0, C - c, T, tbase, tfd, ow0, ow1, axw, dt, use_q, C);
             w = w2;
         }
         row += g;
@@ -1396,6 +1396,144 @@ static void clq_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t
     }
 }
 
+/*
+ * The banded channels-last run (_nhwc_b): like _nhwc_q, but the q values are divided inside run into a
+ * 24 KiB stack band (same division as the prepare pass), so q never goes to memory. Rows are taken in
+ * groups of PG_CBR; within a group, channel blocks of Cb channels (so that one gradInput row's window
+ * rows of one block fit the band), then rows. The band holds the window rows (od, oh) x OW x Cb,
+ * direct-mapped (od % SD) * SH + oh % SH with tags; SD, SH >= the window rows of one gradInput row, so a
+ * row's own rows never evict each other. The gradInput rows of a group stay in cache between blocks.
+ */
+#define PG_CBQ 6144 /* band floats */
+#define PG_CBS 64   /* band slots */
+#define PG_CBR 16   /* rows per group */
+
+static inline int64_t pg_clb_sd(const poolgrad_problem *pr) { return pg_min(pg_ceil_div(pr->k[0], pr->s[0]), pg_max(pr->out[0], 1)); }
+static inline int64_t pg_clb_sh(const poolgrad_problem *pr) { return pg_min(pg_ceil_div(pr->k[1], pr->s[1]), pg_max(pr->out[1], 1)); }
+
+/* channels per block (a multiple of VL), 0 if the band cannot hold VL channels */
+static int64_t pg_clb_cb(const poolgrad_problem *pr)
+{
+    if (pr->k[0] > (1 << 20) || pr->k[1] > (1 << 20) || pr->out[2] > PG_CBQ)
+        return 0;
+    const int64_t slots = pg_clb_sd(pr) * pg_clb_sh(pr);
+    if (slots > PG_CBS)
+        return 0;
+    const int64_t cmax = (PG_CBQ - VL) / (slots * pg_max(pr->out[2], 1)) / VL * VL;
+    if (cmax < VL)
+        return 0;
+    const int64_t nb = pg_ceil_div(pr->c, cmax); /* as few blocks as fit, of even size */
+    return pg_ceil_div(pg_ceil_div(pr->c, nb), VL) * VL;
+}
+
+static bool clb_supports(const poolgrad_problem *pr)
+{
+    return pg_gi_cl(pr) && pg_cl_terms_ok(pr) && pg_clb_cb(pr) >= VL;
+}
+
+/* measured: with one od row per gradInput row (2D) the band wins over the workspace pass; with more
+ * (3D k3s2), the rows of the other od planes are evicted while h sweeps, and recomputing them loses */
+static bool clb_preferred(const poolgrad_problem *pr) { return pg_clb_sd(pr) == 1; }
+
+PG_AI void clb_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, int dt)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], IW = pr->in[2];
+    const int64_t OW = pr->out[2];
+    const int64_t *gs = pr->gi_stride, *os = pr->go_stride;
+    const bool ovr = pr->divisor_override != 0;
+    const float ovf = (float)pr->divisor_override;
+    const bool unit = pg_unit(C, os[PG_C]);
+    const int64_t SD = pg_clb_sd(pr), SH = pg_clb_sh(pr), Cb = pg_clb_cb(pr);
+    _Alignas(64) float qc[PG_CBQ];
+    int64_t tag[PG_CBS];
+    pg_axis axes[3];
+    for (int a = 0; a < 3; a++)
+        pg_axis_init(&axes[a], pr, a);
+    const pg_axis *axd = &axes[0], *axh = &axes[1], *axw = &axes[2];
+    int64_t tbase[PG_TMAX], tfd[PG_TMAX];
+    memset(qc, 0, sizeof qc); /* defined slack lanes */
+    for (int64_t r0 = begin; r0 < end; r0 += PG_CBR) {
+        const int64_t r1 = pg_min(end, r0 + PG_CBR);
+        for (int64_t cb0 = 0; cb0 < C; cb0 += Cb) {
+            const int64_t cbn = pg_min(Cb, C - cb0), ce = cb0 + cbn;
+            for (int64_t sl = 0; sl < SD * SH; sl++)
+                tag[sl] = -1;
+            for (int64_t row = r0; row < r1; row++) {
+                const int64_t h = row % IH, t0 = row / IH, d = t0 % ID, n = t0 / ID;
+                int64_t od0, od1, oh0, oh1;
+                pg_axis_range(axd, pr, d, &od0, &od1);
+                pg_axis_range(axh, pr, h, &oh0, &oh1);
+                char *grow = pr->gi + (n * gs[PG_N] + d * gs[PG_D] + h * gs[PG_H]) * es;
+                int T = 0;
+                for (int64_t od = od0; od < od1; od++) {
+                    for (int64_t oh = oh0; oh < oh1; oh++, T++) {
+                        const int64_t key = (n * pr->out[0] + od) * pr->out[1] + oh;
+                        const int64_t sl = (od % SD) * SH + oh % SH;
+                        float *qrow = qc + sl * OW * Cb;
+                        if (tag[sl] != key) { /* divide the row's block once: the prepare pass's division */
+                            tag[sl] = key;
+                            const int64_t fdh = ovr ? 1 : pg_axis_factor(axd, pr, od) * pg_axis_factor(axh, pr, oh);
+                            for (int64_t ow = 0; ow < OW; ow++) {
+                                const vf dv = vf_set1(ovr ? ovf : (float)(fdh * pg_axis_factor(axw, pr, ow)));
+                                const char *g = pr->go + (n * os[PG_N] + od * os[PG_D] + oh * os[PG_H] + ow * os[PG_W] + cb0 * os[PG_C]) * es;
+                                float *q = qrow + ow * Cb;
+                                for (int64_t c = 0; c < cbn; c += VL) {
+                                    const int64_t nl = pg_min(VL, cbn - c);
+                                    const vf x = unit ? (nl == VL ? pg_ld(g + c * es, dt) : pg_ld_n(g + c * es, nl, dt))
+                                                      : pg_ld_strided(g + c * os[PG_C] * es, os[PG_C] * es, nl, dt);
+                                    vf_storeu(q + c, vf_div(x, dv));
+                                }
+                            }
+                        }
+                        tbase[T] = sl * OW * Cb - cb0;
+                        tfd[T] = 1;
+                    }
+                }
+                for (int64_t w = 0; w < IW;) {
+                    int64_t ow0, ow1;
+                    pg_axis_range(axw, pr, w, &ow0, &ow1);
+                    /* following pixels with the same windows get the same bits */
+                    int64_t w2 = w + 1;
+                    while (dt != POOLGRAD_F32 && w2 < IW && w2 - w + 1 <= PG_CLP) {
+                        int64_t b0, b1;
+                        pg_axis_range(axw, pr, w2, &b0, &b1);
+                        if (b0 != ow0 || b1 != ow1)
+                            break;
+                        w2++;
+                    }
+                    char *dst[PG_CLP];
+                    int nd = 0;
+                    for (int64_t ww = w; ww < w2; ww++)
+                        dst[nd++] = grow + ww * gs[PG_W] * es;
+                    int64_t c = cb0;
+                    for (; c + PG_CU * VL <= ce; c += PG_CU * VL)
+                        cl_block(pr, qc, NULL, dst, nd, c, PG_CU, VL, T, tbase, tfd, ow0, ow1, axw, dt, true, Cb);
+                    switch ((ce - c) / VL) {
+                    case 3: cl_block(pr, qc, NULL, dst, nd, c, 3, VL, T, tbase, tfd, ow0, ow1, axw, dt, true, Cb); c += 3 * VL; break;
+                    case 2: cl_block(pr, qc, NULL, dst, nd, c, 2, VL, T, tbase, tfd, ow0, ow1, axw, dt, true, Cb); c += 2 * VL; break;
+                    case 1: cl_block(pr, qc, NULL, dst, nd, c, 1, VL, T, tbase, tfd, ow0, ow1, axw, dt, true, Cb); c += VL; break;
+                    default: break;
+                    }
+                    if (c < ce)
+                        cl_block(pr, qc, NULL, dst, nd, c, 0, ce - c, T, tbase, tfd, ow0, ow1, axw, dt, true, Cb);
+                    w = w2;
+                }
+            }
+        }
+    }
+}
+
+static void clb_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+{
+    (void)ws;
+    switch (pr->dtype) {
+    case POOLGRAD_F16: clb_run_dt(pr, begin, end, POOLGRAD_F16); break;
+    case POOLGRAD_BF16: clb_run_dt(pr, begin, end, POOLGRAD_BF16); break;
+    default: clb_run_dt(pr, begin, end, POOLGRAD_F32); break;
+    }
+}
+
 /* ================================================================ the kernel table entries */
 
 const poolgrad_kernel PG_KSYM(global) = {
@@ -1422,6 +1560,11 @@ const poolgrad_kernel PG_KSYM(nchw_q) = {
 const poolgrad_kernel PG_KSYM(nhwc) = {
     .name = PG_NAME("nhwc"), .isa = PG_ISA, .supports = cl_supports, .preferred = cl_preferred,
     .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = cl_items, .run = cl_run,
+};
+
+const poolgrad_kernel PG_KSYM(nhwc_b) = {
+    .name = PG_NAME("nhwc_b"), .isa = PG_ISA, .supports = clb_supports, .preferred = clb_preferred,
+    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = cl_items, .run = clb_run,
 };
 
 const poolgrad_kernel PG_KSYM(nhwc_q) = {

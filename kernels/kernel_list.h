@@ -17,6 +17,7 @@
     X(poolgrad_kernel_##isa##_nchw_b) \
     X(poolgrad_kernel_##isa##_nchw_q) \
     X(poolgrad_kernel_##isa##_nhwc) \
+    X(poolgrad_kernel_##isa##_nhwc_b) \
     X(poolgrad_kernel_##isa##_nhwc_q)
 
 #if POOLGRAD_HAVE_AVX512
