@@ -24,11 +24,16 @@
  *            with a permute (vpermps / vpermt2ps on AVX-512, vpermps+blend on AVX2, scalar on 128-bit);
  *            consecutive rows with the same windows are computed once. Preferred when each row has a single
  *            window row (k <= s on D and H).
+ *            With one window per lane (k <= s on every axis) a tight path picks, then divides each lane.
+ *   _nchw_b  same rows, more window rows: q = go / divisor rows are divided inside run into a tagged 16 KiB
+ *            stack band (the prepare pass's division), blocks of 4 rows share the picks; no workspace.
  *   _nchw_q  same rows, any gradOutput view: a prepare pass writes q = go / divisor (f32, NCDHW order) to
- *            the workspace, the run only permutes and adds.
+ *            the workspace, the run only permutes and adds (when the band cannot hold a block's rows).
  *   _nhwc    gradInput channels-last (C contiguous), gradOutput C contiguous: all lanes share windows and
  *            divisor; blocks of up to 4 vectors along C. Preferred up to 8 terms per element in f32 and
- *            1 term in f16/bf16 (where pixels/rows sharing their windows are computed and narrowed once).
+ *            1 term in f16/bf16 (where pixels sharing their windows are computed and narrowed once).
+ *   _nhwc_b  gradInput channels-last, any gradOutput view: q divided inside run into a 24 KiB stack band
+ *            (groups of 16 rows x channel blocks); preferred with one od row per gradInput row (2D).
  *   _nhwc_q  gradInput channels-last, any gradOutput view: pre-divided f32 workspace (NDHWC order).
  * All kernels handle any C / W (vector tails), empty gradOutput (out size 0: every element +0.0, gradOutput
  * never read), gapped views. Full-vector loads never leave the gradOutput view or the workspace (+ slack);

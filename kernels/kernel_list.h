@@ -2,7 +2,7 @@
  * The single list of kernels: it drives the declarations, the dispatch order (best first),
  * the checkasm-style tests and the benchmark. Only kernels whose ISA translation unit was built
  * are listed (POOLGRAD_HAVE_* from the generated poolgrad_config.h). Within an ISA: global pooling,
- * W-vectorized direct, W-vectorized pre-divided, channels-last direct, channels-last pre-divided.
+ * W-vectorized direct, banded pre-divided and workspace pre-divided, then the same three channels-last.
  * The scalar reference is last and supports everything.
  */
 #ifndef POOLGRAD_KERNELS_KERNEL_LIST_H
