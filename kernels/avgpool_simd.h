@@ -388,12 +388,12 @@ PG_AI vf pg_expand(vf q0, vf q1, vi rel, vi cnt, const pg_wchunk *c, int j)
 #endif
 }
 
-/* Lanes from memory (any span): the q workspace row. */
-PG_AI vf pg_expand_mem(const float *qr, const pg_wchunk *c, int j)
+/* Lanes from memory (any span): seg points at the q row's element c->base. */
+PG_AI vf pg_expand_mem(const float *seg, const pg_wchunk *c, int j)
 {
     float t[VL];
     for (int l = 0; l < VL; l++)
-        t[l] = j < c->cnt[l] ? qr[c->base + c->rel[l] + j] : 0.0f;
+        t[l] = j < c->cnt[l] ? seg[c->rel[l] + j] : 0.0f;
     return vf_loadu(t);
 }
 
@@ -686,7 +686,7 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
                             const float *qr = qws + toff[tt];
                             if (k->span > 2 * VL) {
                                 for (int j = 0; j < k->maxc; j++)
-                                    acc = vf_add(acc, pg_expand_mem(qr, k, j));
+                                    acc = vf_add(acc, pg_expand_mem(qr + k->base, k, j));
                                 continue;
                             }
                             q0 = vf_loadu(qr + k->base);
@@ -913,7 +913,7 @@ PG_AI void rowsq_block_run_dt(const poolgrad_problem *pr, const float *qws, int6
                         const unsigned m = tmask[tt];
                         if (k->span > 2 * VL || k->maxc > PG_JMAX) {
                             for (int j = 0; j < k->maxc; j++) {
-                                const vf v = k->span > 2 * VL ? pg_expand_mem(qr, k, j)
+                                const vf v = k->span > 2 * VL ? pg_expand_mem(qr + k->base, k, j)
                                                               : pg_expand(vf_loadu(qr + k->base), vf_loadu(qr + k->base + VL), rel, cnt, k, j);
                                 for (int r = 0; r < R; r++)
                                     if (m & (1u << r))
@@ -1069,7 +1069,7 @@ PG_AI void rowsb_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, 
                                 vf_storeu(qrow + t, vf_div(x, dv));
                             }
                         }
-                        toff[T] = sl * Lr - owlo;
+                        toff[T] = sl * Lr; /* band row start; column ow lives at ow - owlo */
                         tmask[T] = m;
                         T++;
                     }
@@ -1089,20 +1089,20 @@ PG_AI void rowsb_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, 
                     pg_lanes L;
                     pg_lanes_init(&L, k);
                     for (int tt = 0; tt < T; tt++) {
-                        const float *qr = qc + toff[tt];
+                        const float *qb = qc + toff[tt] + (k->base - owlo); /* q at column k->base */
                         const unsigned m = tmask[tt];
                         if (k->span > 2 * VL || k->maxc > PG_JMAX) {
                             for (int j = 0; j < k->maxc; j++) {
-                                const vf v = k->span > 2 * VL ? pg_expand_mem(qr, k, j)
-                                                              : pg_expand(vf_loadu(qr + k->base), vf_loadu(qr + k->base + VL), rel, cnt, k, j);
+                                const vf v = k->span > 2 * VL ? pg_expand_mem(qb, k, j)
+                                                              : pg_expand(vf_loadu(qb), vf_loadu(qb + VL), rel, cnt, k, j);
                                 for (int r = 0; r < R; r++)
                                     if (m & (1u << r))
                                         acc[r] = vf_add(acc[r], v);
                             }
                             continue;
                         }
-                        const vf q0 = vf_loadu(qr + k->base);
-                        const vf q1 = two ? vf_loadu(qr + k->base + VL) : q0;
+                        const vf q0 = vf_loadu(qb);
+                        const vf q1 = two ? vf_loadu(qb + VL) : q0;
                         for (int j = 0; j < k->maxc; j++) {
                             const vf v = pg_pick(q0, q1, &L, k, j, two);
                             for (int r = 0; r < PG_RB; r++)
