@@ -33,7 +33,7 @@
  *              count. It is slow, so it is timed with few repetitions (1 on big cases; see ref_reps in
  *              CSV/JSON). x_ref = ref time / poolgrad time.
  *     check    the gradInput of the last timed poolgrad run compared bit for bit (poolgrad_compare) with
- *              the reference output (computed single-threaded, once per case/dtype/layout); "ok" or FAIL.
+ *              the reference output (computed single-threaded, once per case/dtype/layout); "verified" or FAIL.
  *              The buffer is filled with a NaN sentinel before the warm-up, so unwritten elements show.
  *     onednn   pooling_avg_include_padding / _exclude_padding backward (oneDNN C API), primitive created
  *              once per row (forward primitive descriptor as hint), the same memory layout (nchw/nhwc/
@@ -719,7 +719,7 @@ static bool verify(group *g, const poolgrad_tensor *gi, char *msg, size_t msgsz,
     if (maxabs)
         *maxabs = cr.max_ulp == UINT64_MAX ? INFINITY : cr.max_abs_error;
     if (cr.mismatches == 0) {
-        snprintf(msg, msgsz, "ok");
+        snprintf(msg, msgsz, "verified");
         return true;
     }
     snprintf(msg, msgsz, "FAIL(%lld diff, first %lld, %llu ulp)", (long long)cr.mismatches,
@@ -1494,7 +1494,7 @@ int main(int argc, char **argv)
     else
         printf("ref = scalar reference (POOLGRAD_ISA=scalar) at the row's thread count, few reps (1 on slow cases), "
                "x_ref = ref / time;\n");
-    printf("check = gradInput bit-exact vs the scalar reference (ok / FAIL).%s\n\n",
+    printf("check = gradInput bit-exact vs the scalar reference (verified / FAIL).%s\n\n",
            use_dnnl ? " onednn = oneDNN backward pooling, same problem and layout, timed alternately; "
                       "x_dnnl = onednn / time." : "");
     load_start = loadavg1();
