@@ -839,6 +839,56 @@ static void rowsq_prepare(const poolgrad_problem *pr, void *ws, int64_t begin, i
  */
 #define PG_RB 4
 
+/*
+ * The chunk loop shared by the blocked W-row runs: for every chunk of the W block, each of the R
+ * accumulators receives the picked q values of the T window rows that cover its row (tmask), in ascending
+ * window-row order, then one store per row. Window row tt holds column ow at qbase[toff[tt] + ow - col0].
+ */
+PG_AI void pg_rows_block_chunks(const float *qbase, const int64_t *toff, const unsigned *tmask, int T, int64_t col0,
+                                const pg_wchunk *ch, int nch, char *const *dst, int R, int64_t es, int dt)
+{
+    for (int i = 0; i < nch; i++) {
+        const pg_wchunk *k = &ch[i];
+        vf acc[PG_RB];
+        for (int r = 0; r < PG_RB; r++)
+            acc[r] = vf_zero();
+        if (k->maxc > 0) {
+            const vi rel = vi_loadu(k->rel), cnt = vi_loadu(k->cnt);
+            const bool two = k->span > VL;
+            pg_lanes L;
+            pg_lanes_init(&L, k);
+            for (int tt = 0; tt < T; tt++) {
+                const float *qb = qbase + toff[tt] + (k->base - col0); /* q at column k->base */
+                const unsigned m = tmask[tt];
+                if (k->span > 2 * VL || k->maxc > PG_JMAX) {
+                    for (int j = 0; j < k->maxc; j++) {
+                        const vf v = k->span > 2 * VL ? pg_expand_mem(qb, k, j)
+                                                      : pg_expand(vf_loadu(qb), vf_loadu(qb + VL), rel, cnt, k, j);
+                        for (int r = 0; r < R; r++)
+                            if (m & (1u << r))
+                                acc[r] = vf_add(acc[r], v);
+                    }
+                    continue;
+                }
+                const vf q0 = vf_loadu(qb);
+                const vf q1 = two ? vf_loadu(qb + VL) : q0;
+                for (int j = 0; j < k->maxc; j++) {
+                    const vf v = pg_pick(q0, q1, &L, k, j, two);
+                    for (int r = 0; r < PG_RB; r++)
+                        if (m & (1u << r))
+                            acc[r] = vf_add(acc[r], v);
+                }
+            }
+        }
+        for (int r = 0; r < R; r++) {
+            if (k->nl == VL)
+                pg_st(dst[r] + (int64_t)i * VL * es, acc[r], dt);
+            else
+                pg_st_n(dst[r] + (int64_t)i * VL * es, acc[r], k->nl, dt);
+        }
+    }
+}
+
 PG_AI void rowsq_block_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin, int64_t end, int dt)
 {
     const int64_t es = pg_es(dt);
@@ -898,46 +948,7 @@ PG_AI void rowsq_block_run_dt(const poolgrad_problem *pr, const float *qws, int6
             char *dst[PG_RB];
             for (int r = 0; r < R; r++)
                 dst[r] = pr->gi + (n * gs[PG_N] + c * gs[PG_C] + d * gs[PG_D] + (h + r) * gs[PG_H] + wb) * es;
-            for (int i = 0; i < nch; i++) {
-                const pg_wchunk *k = &ch[i];
-                vf acc[PG_RB];
-                for (int r = 0; r < PG_RB; r++)
-                    acc[r] = vf_zero();
-                if (k->maxc > 0) {
-                    const vi rel = vi_loadu(k->rel), cnt = vi_loadu(k->cnt);
-                    const bool two = k->span > VL;
-                    pg_lanes L;
-                    pg_lanes_init(&L, k);
-                    for (int tt = 0; tt < T; tt++) {
-                        const float *qr = qws + toff[tt];
-                        const unsigned m = tmask[tt];
-                        if (k->span > 2 * VL || k->maxc > PG_JMAX) {
-                            for (int j = 0; j < k->maxc; j++) {
-                                const vf v = k->span > 2 * VL ? pg_expand_mem(qr + k->base, k, j)
-                                                              : pg_expand(vf_loadu(qr + k->base), vf_loadu(qr + k->base + VL), rel, cnt, k, j);
-                                for (int r = 0; r < R; r++)
-                                    if (m & (1u << r))
-                                        acc[r] = vf_add(acc[r], v);
-                            }
-                            continue;
-                        }
-                        const vf q0 = vf_loadu(qr + k->base);
-                        const vf q1 = two ? vf_loadu(qr + k->base + VL) : q0;
-                        for (int j = 0; j < k->maxc; j++) {
-                            const vf v = pg_pick(q0, q1, &L, k, j, two);
-                            for (int r = 0; r < PG_RB; r++)
-                                if (m & (1u << r))
-                                    acc[r] = vf_add(acc[r], v);
-                        }
-                    }
-                }
-                for (int r = 0; r < R; r++) {
-                    if (k->nl == VL)
-                        pg_st(dst[r] + (int64_t)i * VL * es, acc[r], dt);
-                    else
-                        pg_st_n(dst[r] + (int64_t)i * VL * es, acc[r], k->nl, dt);
-                }
-            }
+            pg_rows_block_chunks(qws, toff, tmask, T, 0, ch, nch, dst, R, es, dt);
             row += R;
             h += R;
             if (h == IH) {
@@ -1078,46 +1089,7 @@ PG_AI void rowsb_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, 
             char *dst[PG_RB];
             for (int r = 0; r < R; r++)
                 dst[r] = pr->gi + (n * gs[PG_N] + c * gs[PG_C] + d * gs[PG_D] + (h + r) * gs[PG_H] + wb) * es;
-            for (int i = 0; i < nch; i++) {
-                const pg_wchunk *k = &ch[i];
-                vf acc[PG_RB];
-                for (int r = 0; r < PG_RB; r++)
-                    acc[r] = vf_zero();
-                if (k->maxc > 0) {
-                    const vi rel = vi_loadu(k->rel), cnt = vi_loadu(k->cnt);
-                    const bool two = k->span > VL;
-                    pg_lanes L;
-                    pg_lanes_init(&L, k);
-                    for (int tt = 0; tt < T; tt++) {
-                        const float *qb = qc + toff[tt] + (k->base - owlo); /* q at column k->base */
-                        const unsigned m = tmask[tt];
-                        if (k->span > 2 * VL || k->maxc > PG_JMAX) {
-                            for (int j = 0; j < k->maxc; j++) {
-                                const vf v = k->span > 2 * VL ? pg_expand_mem(qb, k, j)
-                                                              : pg_expand(vf_loadu(qb), vf_loadu(qb + VL), rel, cnt, k, j);
-                                for (int r = 0; r < R; r++)
-                                    if (m & (1u << r))
-                                        acc[r] = vf_add(acc[r], v);
-                            }
-                            continue;
-                        }
-                        const vf q0 = vf_loadu(qb);
-                        const vf q1 = two ? vf_loadu(qb + VL) : q0;
-                        for (int j = 0; j < k->maxc; j++) {
-                            const vf v = pg_pick(q0, q1, &L, k, j, two);
-                            for (int r = 0; r < PG_RB; r++)
-                                if (m & (1u << r))
-                                    acc[r] = vf_add(acc[r], v);
-                        }
-                    }
-                }
-                for (int r = 0; r < R; r++) {
-                    if (k->nl == VL)
-                        pg_st(dst[r] + (int64_t)i * VL * es, acc[r], dt);
-                    else
-                        pg_st_n(dst[r] + (int64_t)i * VL * es, acc[r], k->nl, dt);
-                }
-            }
+            pg_rows_block_chunks(qc, toff, tmask, T, owlo, ch, nch, dst, R, es, dt);
             row += R;
             h += R;
             if (h == IH) {
