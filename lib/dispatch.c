@@ -50,8 +50,7 @@ static poolgrad_isa cpu_isa(void)
     return (poolgrad_isa)v;
 }
 
-/* Rank of an ISA on its architecture, for "a cap above what the CPU has means the best below it". */
-static int isa_level(poolgrad_isa isa)
+int poolgrad_isa_level(poolgrad_isa isa)
 {
     switch (isa) {
     case POOLGRAD_ISA_SCALAR: return 0;
@@ -63,23 +62,27 @@ static int isa_level(poolgrad_isa isa)
     return 0;
 }
 
+int poolgrad_isa_cap_level(const char *cap)
+{
+    if (!cap)
+        return POOLGRAD_ISA_LEVEL_ANY;
+    if (strcmp(cap, "scalar") == 0)
+        return 0;
+    if (strcmp(cap, "sse2") == 0 || strcmp(cap, "neon") == 0)
+        return 1;
+    if (strcmp(cap, "avx2") == 0)
+        return 2;
+    if (strcmp(cap, "avx512") == 0)
+        return 3;
+    return POOLGRAD_ISA_LEVEL_ANY; /* auto, empty and unknown names */
+}
+
 poolgrad_isa poolgrad_active_isa(void)
 {
     poolgrad_isa best = cpu_isa();
     const char *cap = getenv("POOLGRAD_ISA");
-    if (!cap || !*cap || strcmp(cap, "auto") == 0)
-        return best;
-    int cap_level = 99;
-    if (strcmp(cap, "scalar") == 0)
-        cap_level = 0;
-    else if (strcmp(cap, "sse2") == 0 || strcmp(cap, "neon") == 0)
-        cap_level = 1;
-    else if (strcmp(cap, "avx2") == 0)
-        cap_level = 2;
-    else if (strcmp(cap, "avx512") == 0)
-        cap_level = 3;
-    /* unknown names behave like auto */
-    if (isa_level(best) <= cap_level)
+    const int cap_level = poolgrad_isa_cap_level(cap);
+    if (poolgrad_isa_level(best) <= cap_level)
         return best;
 #if defined(__x86_64__) || defined(__i386__)
     static const poolgrad_isa ladder[] = { POOLGRAD_ISA_SCALAR, POOLGRAD_ISA_SSE2, POOLGRAD_ISA_AVX2, POOLGRAD_ISA_AVX512 };
@@ -95,18 +98,18 @@ static const poolgrad_kernel *const kernel_table[] = { POOLGRAD_FOREACH_KERNEL(P
 
 const poolgrad_kernel *poolgrad_select_kernel(const poolgrad_problem *pr)
 {
-    const int cap = isa_level(poolgrad_active_isa());
+    const int cap = poolgrad_isa_level(poolgrad_active_isa());
     const size_t count = sizeof kernel_table / sizeof kernel_table[0];
     /* the first kernel of the best allowed ISA that supports the problem and prefers it ... */
     for (size_t i = 0; i < count; i++) {
         const poolgrad_kernel *k = kernel_table[i];
-        if (isa_level(k->isa) <= cap && k->supports(pr) && (!k->preferred || k->preferred(pr)))
+        if (poolgrad_isa_level(k->isa) <= cap && k->supports(pr) && (!k->preferred || k->preferred(pr)))
             return k;
     }
     /* ... else the first that supports it (the scalar reference supports everything) */
     for (size_t i = 0; i < count; i++) {
         const poolgrad_kernel *k = kernel_table[i];
-        if (isa_level(k->isa) <= cap && k->supports(pr))
+        if (poolgrad_isa_level(k->isa) <= cap && k->supports(pr))
             return k;
     }
     return &poolgrad_kernel_reference;

@@ -29,6 +29,13 @@ bool poolgrad_axis_output_size(int64_t in, int64_t k, int64_t s, int64_t p, bool
  */
 poolgrad_status poolgrad_plan_create_zero_fill(const poolgrad_tensor *grad_input, poolgrad_plan **plan);
 
+/* Rank of an ISA on its architecture (scalar 0, sse2/neon 1, avx2 2, avx512 3): a cap above what the CPU
+ * has means the best below it. */
+int poolgrad_isa_level(poolgrad_isa isa);
+/* Level a POOLGRAD_ISA value caps at; POOLGRAD_ISA_LEVEL_ANY for NULL, "auto", "" and unknown names. */
+#define POOLGRAD_ISA_LEVEL_ANY 99
+int poolgrad_isa_cap_level(const char *cap);
+
 /* Dispatch: best kernel for the problem under the active ISA cap; never NULL. */
 const poolgrad_kernel *poolgrad_select_kernel(const poolgrad_problem *pr);
 

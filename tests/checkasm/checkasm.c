@@ -18,18 +18,6 @@ static const poolgrad_kernel *const all_kernels[] = { POOLGRAD_FOREACH_KERNEL(PO
 #undef POOLGRAD_KERNEL_ENTRY
 #define NKERNELS (sizeof all_kernels / sizeof all_kernels[0])
 
-static int isa_rank(poolgrad_isa isa)
-{
-    switch (isa) {
-    case POOLGRAD_ISA_SCALAR: return 0;
-    case POOLGRAD_ISA_SSE2: return 1;
-    case POOLGRAD_ISA_AVX2: return 2;
-    case POOLGRAD_ISA_AVX512: return 3;
-    case POOLGRAD_ISA_NEON: return 1;
-    }
-    return 99;
-}
-
 /* ISA of the CPU, without any cap */
 static poolgrad_isa cpu_isa(void)
 {
@@ -49,16 +37,7 @@ static int start_cap_rank(void)
 {
     static int rank = -2;
     if (rank == -2) {
-        const char *e = getenv("POOLGRAD_ISA");
-        rank = 99;
-        if (e && strcmp(e, "scalar") == 0)
-            rank = 0;
-        else if (e && (strcmp(e, "sse2") == 0 || strcmp(e, "neon") == 0))
-            rank = 1;
-        else if (e && strcmp(e, "avx2") == 0)
-            rank = 2;
-        else if (e && strcmp(e, "avx512") == 0)
-            rank = 3;
+        rank = poolgrad_isa_cap_level(getenv("POOLGRAD_ISA"));
     }
     return rank;
 }
@@ -66,14 +45,14 @@ static int start_cap_rank(void)
 static bool cpu_runs(const poolgrad_kernel *k)
 {
     poolgrad_isa cpu = cpu_isa();
-    if (isa_rank(k->isa) > start_cap_rank())
+    if (poolgrad_isa_level(k->isa) > start_cap_rank())
         return false;
 #if defined(__aarch64__)
     return k->isa == POOLGRAD_ISA_SCALAR || k->isa == POOLGRAD_ISA_NEON;
 #else
     if (k->isa == POOLGRAD_ISA_NEON)
         return false;
-    return isa_rank(k->isa) <= isa_rank(cpu);
+    return poolgrad_isa_level(k->isa) <= poolgrad_isa_level(cpu);
 #endif
 }
 
