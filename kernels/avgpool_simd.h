@@ -839,6 +839,39 @@ static void rowsq_prepare(const poolgrad_problem *pr, void *ws, int64_t begin, i
  */
 #define PG_RB 4
 
+/* H window ranges of gradInput rows h .. h + R - 1 of one plane, and the union [u0, u1) of the non-empty ones. */
+PG_AI void pg_block_h_ranges(const pg_axis *axh, const poolgrad_problem *pr, int64_t h, int R, int64_t *ob,
+                             int64_t *oe, int64_t *u0, int64_t *u1)
+{
+    for (int r = 0; r < R; r++)
+        pg_axis_range(axh, pr, h + r, &ob[r], &oe[r]);
+    int64_t lo = ob[0], hi = oe[R - 1];
+    for (int r = 0; r < R; r++) {
+        if (oe[r] > ob[r]) {
+            lo = pg_min(lo, ob[r]);
+            hi = pg_max(hi, oe[r]);
+        }
+    }
+    *u0 = lo;
+    *u1 = hi;
+}
+
+/* Move the (n, c, d, h) position of the row walk R rows on (a block never crosses a plane). */
+PG_AI void pg_block_advance(int R, int64_t IH, int64_t ID, int64_t C, int64_t *h, int64_t *d, int64_t *c, int64_t *n)
+{
+    *h += R;
+    if (*h == IH) {
+        *h = 0;
+        if (++*d == ID) {
+            *d = 0;
+            if (++*c == C) {
+                *c = 0;
+                ++*n;
+            }
+        }
+    }
+}
+
 /*
  * The chunk loop shared by the blocked W-row runs: for every chunk of the W block, each of the R
  * accumulators receives the picked q values of the T window rows that cover its row (tmask), in ascending
@@ -916,15 +949,8 @@ PG_AI void rowsq_block_run_dt(const poolgrad_problem *pr, const float *qws, int6
             int64_t ob[PG_RB] = { 0 }, oe[PG_RB] = { 0 };
             int T;
             for (;;) {
-                for (int r = 0; r < R; r++)
-                    pg_axis_range(axh, pr, h + r, &ob[r], &oe[r]);
-                int64_t u0 = ob[0], u1 = oe[R - 1];
-                for (int r = 0; r < R; r++) {
-                    if (oe[r] > ob[r]) {
-                        u0 = pg_min(u0, ob[r]);
-                        u1 = pg_max(u1, oe[r]);
-                    }
-                }
+                int64_t u0, u1;
+                pg_block_h_ranges(axh, pr, h, R, ob, oe, &u0, &u1);
                 T = 0;
                 const int64_t cnt = (od1 - od0) * pg_max(0, u1 - u0);
                 if (cnt > PG_TMAX && R > 1) {
@@ -950,17 +976,7 @@ PG_AI void rowsq_block_run_dt(const poolgrad_problem *pr, const float *qws, int6
                 dst[r] = pr->gi + (n * gs[PG_N] + c * gs[PG_C] + d * gs[PG_D] + (h + r) * gs[PG_H] + wb) * es;
             pg_rows_block_chunks(qws, toff, tmask, T, 0, ch, nch, dst, R, es, dt);
             row += R;
-            h += R;
-            if (h == IH) {
-                h = 0;
-                if (++d == ID) {
-                    d = 0;
-                    if (++c == C) {
-                        c = 0;
-                        n++;
-                    }
-                }
-            }
+            pg_block_advance(R, IH, ID, C, &h, &d, &c, &n);
         }
     }
 }
@@ -1039,15 +1055,8 @@ PG_AI void rowsb_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, 
             int64_t ob[PG_RB] = { 0 }, oe[PG_RB] = { 0 };
             int T;
             for (;;) {
-                for (int r = 0; r < R; r++)
-                    pg_axis_range(axh, pr, h + r, &ob[r], &oe[r]);
-                int64_t u0 = ob[0], u1 = oe[R - 1];
-                for (int r = 0; r < R; r++) {
-                    if (oe[r] > ob[r]) {
-                        u0 = pg_min(u0, ob[r]);
-                        u1 = pg_max(u1, oe[r]);
-                    }
-                }
+                int64_t u0, u1;
+                pg_block_h_ranges(axh, pr, h, R, ob, oe, &u0, &u1);
                 T = 0;
                 const int64_t cnt = (od1 - od0) * pg_max(0, u1 - u0);
                 if ((cnt > PG_TMAX || u1 - u0 > SH) && R > 1) {
@@ -1091,17 +1100,7 @@ PG_AI void rowsb_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, 
                 dst[r] = pr->gi + (n * gs[PG_N] + c * gs[PG_C] + d * gs[PG_D] + (h + r) * gs[PG_H] + wb) * es;
             pg_rows_block_chunks(qc, toff, tmask, T, owlo, ch, nch, dst, R, es, dt);
             row += R;
-            h += R;
-            if (h == IH) {
-                h = 0;
-                if (++d == ID) {
-                    d = 0;
-                    if (++c == C) {
-                        c = 0;
-                        n++;
-                    }
-                }
-            }
+            pg_block_advance(R, IH, ID, C, &h, &d, &c, &n);
         }
     }
 }
