@@ -195,7 +195,7 @@ PG_AI void pg_plane_bits(const poolgrad_problem *pr, int64_t pl, int64_t planes,
         x = vf_loadu(t);
     }
     const vf v = vf_add(vf_zero(), vf_div(x, vf_set1(divf)));
-    const vi b = dt == POOLGRAD_F32 ? vf_as_i(v) : dt == POOLGRAD_F16 ? vf_to_f16(v) : vf_to_bf16(v);
+    const vi b = dt == POOLGRAD_F32 ? vf_as_i(vf_canonical_nan(v)) : dt == POOLGRAD_F16 ? vf_to_f16(v) : vf_to_bf16(v);
     _Alignas(64) int32_t tmp[VL];
     memcpy(tmp, &b, sizeof tmp);
     for (int l = 0; l < VL; l++)

@@ -1,13 +1,21 @@
 /*
  * Internal: the project's own scalar f16/bf16 <-> f32 conversions. These define the bits;
  * SIMD kernels must reproduce them exactly. Round-to-nearest-even, overflow to +-inf,
- * f16 subnormals kept, NaN quieted with sign and top payload kept.
+ * f16 subnormals kept, NaN quieted with sign and top payload kept (these are conversions).
+ * Results poolgrad stores go through poolgrad_canonical_nan_f32 first: every stored NaN is the
+ * dtype's canonical quiet NaN (docs/SEMANTICS.md, "NaN").
  */
 #ifndef POOLGRAD_KERNELS_CONVERT_H
 #define POOLGRAD_KERNELS_CONVERT_H
 
+#include <float.h>
 #include <stdint.h>
 #include <string.h>
+
+/* The golden numerics are binary32 operations rounded once each: excess precision (x87) would change the bits. */
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "poolgrad needs FLT_EVAL_METHOD == 0 (float arithmetic in float): on 32-bit x86 build with -msse2 -mfpmath=sse"
+#endif
 
 static inline uint32_t poolgrad_f32_bits(float f)
 {
@@ -21,6 +29,13 @@ static inline float poolgrad_bits_f32(uint32_t u)
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
+}
+
+/* The canonical quiet NaN of f32 (0x7fc00000) for any NaN; any other value unchanged. Its f16 and
+ * bf16 conversions are the canonical 0x7e00 and 0x7fc0. */
+static inline float poolgrad_canonical_nan_f32(float f)
+{
+    return (poolgrad_f32_bits(f) & 0x7fffffffu) > 0x7f800000u ? poolgrad_bits_f32(0x7fc00000u) : f;
 }
 
 static inline float poolgrad_f16_to_f32_inline(uint16_t h)

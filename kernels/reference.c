@@ -1,7 +1,8 @@
 /*
- * The golden scalar reference: section 4 of SEMANTICS.md, literally.
+ * The golden scalar reference: section 4 of docs/SEMANTICS.md, literally.
  * Every gradInput element gathers the windows whose clipped box contains it, in ascending
- * od, oh, ow order: acc = acc + (float)g / (float)divisor, one rounding at the store.
+ * od, oh, ow order: acc = acc + (float)g / (float)divisor, one rounding at the store, where a NaN
+ * becomes the dtype's canonical quiet NaN.
  * Built with -ffp-contract=off; must never be built with fast-math or flush-to-zero.
  */
 #include "convert.h"
@@ -16,8 +17,10 @@ static float load(poolgrad_dtype dt, const char *p)
     }
 }
 
+/* One rounding to the dtype; a NaN sum is stored as the canonical NaN (SEMANTICS.md section 4). */
 static void store(poolgrad_dtype dt, char *p, float v)
 {
+    v = poolgrad_canonical_nan_f32(v);
     switch (dt) {
     case POOLGRAD_F16: { uint16_t h = poolgrad_f32_to_f16_inline(v); memcpy(p, &h, 2); break; }
     case POOLGRAD_BF16: { uint16_t b = poolgrad_f32_to_bf16_inline(v); memcpy(p, &b, 2); break; }

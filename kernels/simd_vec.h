@@ -183,7 +183,15 @@ PG_AI vf vf_from_f16(vi h)
     return vi_as_f(vi_or(r, sign));
 }
 
-/* f32 -> IEEE binary16 bits in the low half of each lane (round to nearest even) */
+/* A stored result: NaN lanes become the canonical quiet NaN 0x7fc00000 (docs/SEMANTICS.md, "NaN"). */
+PG_AI vf vf_canonical_nan(vf v)
+{
+    vi x = vf_as_i(v);
+    return vi_as_f(vi_sel_gt(vi_and(x, vi_set1(0x7fffffff)), vi_set1(0x7f800000), vi_set1(0x7fc00000), x));
+}
+
+/* f32 result -> IEEE binary16 bits in the low half of each lane (round to nearest even; every NaN
+ * becomes the canonical 0x7e00, as convert.h's poolgrad_f32_to_f16_result) */
 PG_AI vi vf_to_f16(vf f)
 {
     vi x = vf_as_i(f);
@@ -194,15 +202,13 @@ PG_AI vi vf_to_f16(vf f)
         r = vi_srli(vi_add(vi_add(r, vi_set1(0xfff)), vi_and(vi_srli(r, 13), vi_set1(1))), 13);
         return vi_or(r, sign);
     }
-    vi nan = vi_or(vi_set1(0x7e00), vi_and(vi_srli(ax, 13), vi_set1(0x3ff)));
     vi r = vi_sub(ax, vi_set1(0x38000000));
     r = vi_srli(vi_add(vi_add(r, vi_set1(0xfff)), vi_and(vi_srli(r, 13), vi_set1(1))), 13);
     /* subnormal results: |f| + 0.5 rounds |f| to a multiple of 2^-24 (nearest even) in the FPU */
     vi sub = vi_sub(vf_as_i(vf_add(vi_as_f(ax), vf_set1(0.5f))), vi_set1(0x3f000000));
     vi res = vi_sel_gt(ax, vi_set1(0x387fffff), r, sub);
-    res = vi_sel_gt(ax, vi_set1(0x477fefff), vi_set1(0x7c00), res);
-    res = vi_sel_gt(ax, vi_set1(0x7f800000), nan, res);
-    return vi_or(res, sign);
+    res = vi_or(vi_sel_gt(ax, vi_set1(0x477fefff), vi_set1(0x7c00), res), sign);
+    return vi_sel_gt(ax, vi_set1(0x7f800000), vi_set1(0x7e00), res); /* canonical NaN, no sign */
 }
 
 PG_AI vf vf_from_bf16(vi b)
@@ -212,13 +218,13 @@ PG_AI vf vf_from_bf16(vi b)
     return vi_as_f(vi_sel_gt(ax, vi_set1(0x7f800000), vi_or(bits, vi_set1(0x00400000)), bits));
 }
 
+/* f32 result -> bfloat16 bits (round to nearest even; every NaN becomes the canonical 0x7fc0) */
 PG_AI vi vf_to_bf16(vf f)
 {
     vi x = vf_as_i(f);
     vi ax = vi_and(x, vi_set1(0x7fffffff));
-    vi hi = vi_srli(x, 16);
-    vi r = vi_srli(vi_add(vi_add(x, vi_set1(0x7fff)), vi_and(hi, vi_set1(1))), 16);
-    return vi_sel_gt(ax, vi_set1(0x7f800000), vi_or(hi, vi_set1(0x0040)), r);
+    vi r = vi_srli(vi_add(vi_add(x, vi_set1(0x7fff)), vi_and(vi_srli(x, 16), vi_set1(1))), 16);
+    return vi_sel_gt(ax, vi_set1(0x7f800000), vi_set1(0x7fc0), r);
 }
 
 /* ---- dtype-generic loads/stores (dt is a compile-time constant after inlining) ---- */
@@ -236,10 +242,11 @@ PG_AI vf pg_ld(const char *p, int dt)
     return dt == 1 ? vf_from_f16(h) : vi_as_f(vi_slli(h, 16));
 }
 
+/* results (and f32 workspace tails) are stored with canonical NaNs */
 PG_AI void pg_st(char *p, vf v, int dt)
 {
     if (dt == 0)
-        vf_storeu((float *)(void *)p, v);
+        vf_storeu((float *)(void *)p, vf_canonical_nan(v));
     else
         vi_store_u16(p, dt == 1 ? vf_to_f16(v) : vf_to_bf16(v));
 }
