@@ -70,18 +70,27 @@ static inline float pgt_load(poolgrad_dtype dt, const void *base, int64_t i)
 }
 
 /*
- * Results are "the same" when every element has identical bits or both are NaN: IEEE 754 leaves
- * open which NaN an addition of two NaNs returns, and compilers may swap operands (README).
+ * Two poolgrad results are the same when their bytes are: every stored NaN is canonical
+ * (docs/SEMANTICS.md section 4). Tolerant comparison is only for foreign results (PyTorch).
  */
 static inline bool pgt_same_results(poolgrad_dtype dt, const void *a, const void *b, int64_t n)
 {
-    const size_t es = poolgrad_dtype_size(dt);
-    for (int64_t i = 0; i < n; i++) {
-        const char *pa = (const char *)a + (size_t)i * es, *pb = (const char *)b + (size_t)i * es;
-        if (memcmp(pa, pb, es) != 0 && !(isnan(pgt_load(dt, a, i)) && isnan(pgt_load(dt, b, i))))
-            return false;
+    return memcmp(a, b, (size_t)n * poolgrad_dtype_size(dt)) == 0;
+}
+
+/* True if the bits of element i are a NaN that is not the dtype's canonical one. */
+static inline bool pgt_noncanonical_nan(poolgrad_dtype dt, const void *base, int64_t i)
+{
+    if (dt == POOLGRAD_F32) {
+        uint32_t v;
+        memcpy(&v, (const char *)base + 4 * i, 4);
+        return (v & 0x7fffffffu) > 0x7f800000u && v != 0x7fc00000u;
     }
-    return true;
+    uint16_t h;
+    memcpy(&h, (const char *)base + 2 * i, 2);
+    if (dt == POOLGRAD_F16)
+        return (h & 0x7fffu) > 0x7c00u && h != 0x7e00u;
+    return (h & 0x7fffu) > 0x7f80u && h != 0x7fc0u;
 }
 
 /* A random value: mostly ordinary, sometimes a special (NaN, +-inf, subnormal, +-0, large). */
@@ -153,6 +162,21 @@ static inline bool pgt_untouched(const pgt_buffer *b, int64_t i)
         if (b->raw[off + k] != pgt_sentinel_byte(off + k))
             return false;
     return true;
+}
+
+#define PGT_NO_DIFFERENCE INT64_MIN
+
+/* First element (guards included: -PGT_GUARD .. numel + PGT_GUARD - 1) whose bytes differ between two
+ * buffers of the same size, or PGT_NO_DIFFERENCE. */
+static inline int64_t pgt_first_difference(const pgt_buffer *a, const pgt_buffer *b)
+{
+    size_t bytes = ((size_t)a->numel + 2 * PGT_GUARD) * a->es;
+    if (memcmp(a->raw, b->raw, bytes) == 0)
+        return PGT_NO_DIFFERENCE;
+    for (size_t i = 0; i < bytes; i += a->es)
+        if (memcmp(a->raw + i, b->raw + i, a->es) != 0)
+            return (int64_t)(i / a->es) - PGT_GUARD;
+    return PGT_NO_DIFFERENCE;
 }
 
 static inline void pgt_free(pgt_buffer *b)

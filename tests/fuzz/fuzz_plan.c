@@ -283,31 +283,15 @@ static void fill_go(const buf *b, src *s)
     }
 }
 
-/* First element (storage index) whose bits differ, any NaN matching any NaN (which operand's NaN an
- * IEEE add returns depends on operand order; SEMANTICS.md only promises NaN stays NaN); -1 if none. */
+/* First element (storage index) whose bytes differ (memcmp: every stored NaN is canonical); -1 if none. */
 static int64_t first_difference(poolgrad_dtype dt, const unsigned char *a, const unsigned char *b, size_t bytes)
 {
     const size_t es = poolgrad_dtype_size(dt);
-    for (size_t at = 0; at + es <= bytes; at += es) {
-        if (memcmp(a + at, b + at, es) == 0)
-            continue;
-        uint32_t x = 0, y = 0;
-        memcpy(&x, a + at, es);
-        memcpy(&y, b + at, es);
-        bool nx, ny;
-        if (es == 4) {
-            nx = (x & 0x7fffffffu) > 0x7f800000u;
-            ny = (y & 0x7fffffffu) > 0x7f800000u;
-        } else if (dt == POOLGRAD_F16) {
-            nx = (x & 0x7fffu) > 0x7c00u;
-            ny = (y & 0x7fffu) > 0x7c00u;
-        } else {
-            nx = (x & 0x7fffu) > 0x7f80u;
-            ny = (y & 0x7fffu) > 0x7f80u;
-        }
-        if (!(nx && ny))
+    if (memcmp(a, b, bytes) == 0)
+        return -1;
+    for (size_t at = 0; at + es <= bytes; at += es)
+        if (memcmp(a + at, b + at, es) != 0)
             return (int64_t)(at / es);
-    }
     return -1;
 }
 

@@ -1,7 +1,7 @@
 /*
  * Concurrency (issue 5, item 4): many threads plan and execute at once through both APIs, each on
  * its own problems, and every result must equal the single-threaded computation bit for bit
- * (any NaN equals any NaN: which NaN two NaNs add to is not specified, see README).
+ * (byte for byte: every stored NaN is canonical).
  * Expected results are computed on the main thread first (same library, same dispatch), then the
  * workers redo everything concurrently, also with OpenMP teams inside (num_threads 2 / 0).
  */

@@ -4,6 +4,7 @@
  * exact in f32, f16 and bf16, so each case runs in all three dtypes, through the native API and the
  * aclnn front, batched and unbatched, and the results must match bit for bit (sign of zero included).
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
@@ -389,4 +390,67 @@ Test(golden, three_axes_exclude_pad)
 Test(golden, three_axes_override_negative)
 {
     separable_3d(true, -8, (const float[]){ -1.5f, -4.5f, -3 }, (const float[]){ 3, 4, 3 });
+}
+
+/*
+ * Canonical NaN (SEMANTICS.md section 4), by hand: W = 6, k = 2, s = 1, no padding, divisor 2.
+ * gradOutput (5 windows) = [qNaN with payload, negative signalling NaN, +inf, -inf, 1]:
+ * gi[0] = NaN/2, gi[1] = NaN/2 + NaN/2, gi[2] = NaN/2 + inf/2, gi[3] = inf/2 + -inf/2 (x86's default
+ * NaN is 0xffc00000, Arm's 0x7fc00000), gi[4] = -inf/2 + 1/2 = -inf, gi[5] = 1/2.
+ * Every NaN is stored as the canonical quiet NaN, under every ISA cap and thread count.
+ */
+Test(golden, canonical_nan)
+{
+    static const uint32_t go_bits[3][5] = {
+        { 0x7fa00001u, 0xff800001u, 0x7f800000u, 0xff800000u, 0x3f800000u },
+        { 0x7d01u, 0xfc01u, 0x7c00u, 0xfc00u, 0x3c00u },
+        { 0x7fa1u, 0xff81u, 0x7f80u, 0xff80u, 0x3f80u },
+    };
+    static const uint32_t gi_bits[3][6] = {
+        { 0x7fc00000u, 0x7fc00000u, 0x7fc00000u, 0x7fc00000u, 0xff800000u, 0x3f000000u },
+        { 0x7e00u, 0x7e00u, 0x7e00u, 0x7e00u, 0xfc00u, 0x3800u },
+        { 0x7fc0u, 0x7fc0u, 0x7fc0u, 0x7fc0u, 0xff80u, 0x3f00u },
+    };
+    static const char *const caps[] = { "scalar", "sse2", "avx2", "avx512", "neon", "auto" };
+    const int64_t C = 19; /* channels-last runs vectorize along C: every lane sees the same column */
+    int64_t ishape[4] = { 1, C, 1, 6 }, oshape[4] = { 1, C, 1, 5 };
+    int64_t k[2] = { 1, 2 }, s[2] = { 1, 1 }, p[2] = { 0, 0 };
+    poolgrad_params pa = ut_params(2, k, s, p, false, true, 0);
+    for (int di = 0; di < 3; di++) {
+        poolgrad_dtype dt = all_dtypes[di];
+        for (int layout = 0; layout < 2; layout++) {
+            pgt_buffer go = pgt_alloc(dt, C * 5), gi = pgt_alloc(dt, C * 6);
+            poolgrad_tensor tgo, tgi;
+            if (layout == 0) {
+                cr_assert_eq(poolgrad_tensor_init_contiguous(&tgo, dt, 4, oshape, go.data), POOLGRAD_OK);
+                cr_assert_eq(poolgrad_tensor_init_contiguous(&tgi, dt, 4, ishape, gi.data), POOLGRAD_OK);
+            } else {
+                cr_assert_eq(poolgrad_tensor_init_channels_last(&tgo, dt, 4, 2, oshape, go.data), POOLGRAD_OK);
+                cr_assert_eq(poolgrad_tensor_init_channels_last(&tgi, dt, 4, 2, ishape, gi.data), POOLGRAD_OK);
+            }
+            for (int64_t c = 0; c < C; c++)
+                for (int64_t w = 0; w < 5; w++) {
+                    char *e = (char *)go.data + (c * tgo.strides[1] + w * tgo.strides[3]) * (int64_t)go.es;
+                    memcpy(e, &go_bits[di][w], go.es); /* little-endian: the low bytes */
+                }
+            for (size_t ci = 0; ci < sizeof caps / sizeof caps[0]; ci++)
+                for (int threads = 1; threads <= 3; threads += 2) {
+                    setenv("POOLGRAD_ISA", caps[ci], 1);
+                    cr_assert_eq(poolgrad_avgpool_backward(&pa, &tgo, &tgi, threads), POOLGRAD_OK);
+                    unsetenv("POOLGRAD_ISA");
+                    cr_assert(pgt_guards_intact(&gi));
+                    for (int64_t c = 0; c < C; c++)
+                        for (int64_t w = 0; w < 6; w++) {
+                            uint32_t got = 0;
+                            memcpy(&got, (char *)gi.data + (c * tgi.strides[1] + w * tgi.strides[3]) * (int64_t)gi.es,
+                                   gi.es);
+                            cr_assert_eq(got, gi_bits[di][w], "%s layout %d cap %s, %d threads: gi[c=%lld][w=%lld] = 0x%x, "
+                                         "expected 0x%x", dtype_name[di], layout, caps[ci], threads, (long long)c,
+                                         (long long)w, got, gi_bits[di][w]);
+                        }
+                }
+            pgt_free(&go);
+            pgt_free(&gi);
+        }
+    }
 }
