@@ -6,7 +6,7 @@
  *   PG_ISA_NAME    "sse2", "avx2", "avx512", "neon" (kernel name prefix)
  *   PG_KSYM(x)     the symbol of kernel x, e.g. poolgrad_kernel_avx512_##x
  *
- * Exactness (SEMANTICS.md section 4): every gradInput element is produced once, by one work item:
+ * Exactness (docs/SEMANTICS.md section 4): every gradInput element is produced once, by one work item:
  *   acc = +0.0f; for each covering window in ascending (od, oh, ow): acc = acc + (float)g / (float)divisor;
  *   one round-to-nearest-even store.
  * Vector lanes are independent gradInput elements; a lane without a j-th window adds +0.0, which is

@@ -41,7 +41,7 @@ static inline void poolgrad_window_range(int64_t x, int64_t k, int64_t s, int64_
     *o_end = e < o_count ? e : o_count;
 }
 
-/* Per axis: the window's padded extent (pool) and its clipped extent (cnt), section 3 of SEMANTICS.md. */
+/* Per axis: the window's padded extent (pool) and its clipped extent (cnt), section 3 of docs/SEMANTICS.md. */
 static inline void poolgrad_window_extent(int64_t o, int64_t i_size, int64_t k, int64_t s, int64_t p,
                                           int64_t *pool, int64_t *cnt)
 {

@@ -17,7 +17,7 @@ static float load(poolgrad_dtype dt, const char *p)
     }
 }
 
-/* One rounding to the dtype; a NaN sum is stored as the canonical NaN (SEMANTICS.md section 4). */
+/* One rounding to the dtype; a NaN sum is stored as the canonical NaN (docs/SEMANTICS.md section 4). */
 static void store(poolgrad_dtype dt, char *p, float v)
 {
     v = poolgrad_canonical_nan_f32(v);

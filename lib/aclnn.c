@@ -1,5 +1,5 @@
 /*
- * The aclnn-compatible front: CANN's object model and validation order (SEMANTICS.md sections 1-2)
+ * The aclnn-compatible front: CANN's object model and validation order (docs/SEMANTICS.md sections 1-2)
  * as a thin layer over the native poolgrad API.
  */
 #include <stdlib.h>

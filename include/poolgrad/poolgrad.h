@@ -145,7 +145,8 @@ POOLGRAD_API const char *poolgrad_plan_kernel_name(const poolgrad_plan *plan);
  * n > 0 = at most n threads (capped at 256). A plan may be executed any number of times.
  * Executions of different plans may run concurrently when their gradInput views and workspaces
  * are distinct; two concurrent executions of one plan write the same gradInput (a data race).
- * Results are bit-identical whatever the thread count and ISA (see README on NaN payloads).
+ * Results are byte-identical whatever the thread count, ISA and machine: every NaN stored is the
+ * dtype's canonical quiet NaN (f32 0x7fc00000, f16 0x7e00, bf16 0x7fc0; docs/SEMANTICS.md).
  */
 POOLGRAD_API poolgrad_status poolgrad_execute(const poolgrad_plan *plan, void *workspace, size_t workspace_size,
                                               int num_threads);
@@ -162,11 +163,13 @@ POOLGRAD_API poolgrad_status poolgrad_avgpool_backward(const poolgrad_params *pa
 
 /** Exact widening of IEEE binary16 bits. NaN stays NaN (quieted, payload kept). */
 POOLGRAD_API float poolgrad_f16_to_f32(uint16_t h);
-/** Round to nearest even; overflow to +-inf, subnormals kept, NaN becomes a quiet NaN (sign and top payload kept). */
+/** Round to nearest even; overflow to +-inf, subnormals kept, NaN becomes a quiet NaN (sign and top payload kept:
+ *  a conversion, unlike results, which store the canonical NaN). */
 POOLGRAD_API uint16_t poolgrad_f32_to_f16(float f);
 /** Exact widening of bfloat16 bits. */
 POOLGRAD_API float poolgrad_bf16_to_f32(uint16_t b);
-/** Round to nearest even (carry into the exponent, overflow to +-inf); NaN becomes a quiet NaN. */
+/** Round to nearest even (carry into the exponent, overflow to +-inf); NaN becomes a quiet NaN (sign and
+ *  payload kept: a conversion, unlike results, which store the canonical NaN). */
 POOLGRAD_API uint16_t poolgrad_f32_to_bf16(float f);
 
 /* ---- comparison, for conformance testing ---- */
@@ -174,7 +177,7 @@ POOLGRAD_API uint16_t poolgrad_f32_to_bf16(float f);
 /** Result of poolgrad_compare. Index = row-major position in the logical shape. */
 typedef struct poolgrad_compare_result {
     int64_t count;          /**< elements compared */
-    int64_t mismatches;     /**< elements whose bits differ (any NaN equals any NaN) */
+    int64_t mismatches;     /**< elements whose bits differ (any NaN equals any NaN: meant for foreign results) */
     int64_t first_mismatch; /**< index of the first mismatch, -1 if none */
     uint64_t max_ulp;       /**< largest distance in units in the last place of dtype
                                  (+0 and -0 are 0 apart; NaN vs number = UINT64_MAX) */

@@ -1,6 +1,6 @@
 /*
  * Golden values computed by hand (the numbers in the tables below were worked out on paper from
- * SEMANTICS.md sections 3-5, not produced by the library). Every value is a small dyadic number,
+ * docs/SEMANTICS.md sections 3-5, not produced by the library). Every value is a small dyadic number,
  * exact in f32, f16 and bf16, so each case runs in all three dtypes, through the native API and the
  * aclnn front, batched and unbatched, and the results must match bit for bit (sign of zero included).
  */
@@ -393,7 +393,7 @@ Test(golden, three_axes_override_negative)
 }
 
 /*
- * Canonical NaN (SEMANTICS.md section 4), by hand: W = 6, k = 2, s = 1, no padding, divisor 2.
+ * Canonical NaN (docs/SEMANTICS.md section 4), by hand: W = 6, k = 2, s = 1, no padding, divisor 2.
  * gradOutput (5 windows) = [qNaN with payload, negative signalling NaN, +inf, -inf, 1]:
  * gi[0] = NaN/2, gi[1] = NaN/2 + NaN/2, gi[2] = NaN/2 + inf/2, gi[3] = inf/2 + -inf/2 (x86's default
  * NaN is 0xffc00000, Arm's 0x7fc00000), gi[4] = -inf/2 + 1/2 = -inf, gi[5] = 1/2.

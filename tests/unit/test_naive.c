@@ -5,7 +5,7 @@
  *  1. bit-exact: the library (native API with 1, the default and 5 threads, and the aclnn front)
  *     equals ut_scatter_f32 (unit_common.h), a scatter over windows in ascending
  *     (od, oh, ow) order with f32 accumulation and one final rounding, written here from
- *     SEMANTICS.md section 4; all four runs are bit-identical (determinism).
+ *     docs/SEMANTICS.md section 4; all four runs are bit-identical (determinism).
  *  2. against the exact sum: `exact` = sum of g/div over the covering windows in double, `mag` = sum
  *     of |g/div|, n = number of terms. The f32 accumulation (n roundings of the quotients, n-1 of the
  *     additions) is within E32 = (n + 1) * 2^-24 * mag of exact (the classical recursive-summation

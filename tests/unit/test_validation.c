@@ -1,5 +1,5 @@
 /*
- * Validation: every rule of SEMANTICS.md section 2 through the aclnn front with its exact status
+ * Validation: every rule of docs/SEMANTICS.md section 2 through the aclnn front with its exact status
  * (161001 / 161002 / 0), the ordering rules that are observable, the execute-phase checks; then the
  * native API's statuses for the same classes, status strings, versions, dtype sizes, tensor
  * initializers and poolgrad_compare on crafted inputs.

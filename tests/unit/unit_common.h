@@ -1,7 +1,7 @@
 /*
  * Helpers shared by the unit tests, written independently of the library:
  *  - f16/bf16 decoders (ldexp based) and a double -> f16/bf16 round-to-nearest-even oracle,
- *  - the pooling geometry of SEMANTICS.md section 3 (output sizes, window extents, divisors),
+ *  - the pooling geometry of docs/SEMANTICS.md section 3 (output sizes, window extents, divisors),
  *  - three oracles on dense row-major N,C,D,H,W data (a 2D problem is D = 1 with kD = sD = 1, pD = 0):
  *      ut_scatter_f32   the golden numerics emulated as a scatter over windows in ascending
  *                       (od, oh, ow) order with f32 accumulation (bit-exact by construction),
@@ -138,7 +138,7 @@ static inline void ut_store_rounded(poolgrad_dtype dt, void *base, int64_t i, fl
         ((uint16_t *)base)[i] = ut_round_half((double)v, dt == POOLGRAD_BF16);
 }
 
-/* ------------------------------------------------------------------ geometry (SEMANTICS.md section 3) */
+/* ------------------------------------------------------------------ geometry (docs/SEMANTICS.md section 3) */
 
 static inline int64_t ut_out_size(int64_t in, int64_t k, int64_t s, int64_t p, bool ceil_mode)
 {
@@ -229,7 +229,7 @@ static inline int64_t ut_divisor(const ut_problem *u, const int64_t o[3])
 /*
  * Golden numerics emulated by scattering: for every window in ascending (od, oh, ow) order add
  * (float)g / (float)divisor into an f32 accumulator per covered element (starting at +0.0f), then
- * round once into dtype. Each element thus sees exactly the additions of SEMANTICS.md section 4 in
+ * round once into dtype. Each element thus sees exactly the additions of docs/SEMANTICS.md section 4 in
  * the same order, so this is bit-exact. go/gi are dense row-major in dtype.
  */
 static inline void ut_scatter_f32(const ut_problem *u, poolgrad_dtype dt, const void *go, void *gi)

@@ -1,5 +1,5 @@
 /*
- * poolgrad-aclnn: aclnnAvgPool2dBackward over host memory (see SEMANTICS.md and README).
+ * poolgrad-aclnn: aclnnAvgPool2dBackward over host memory (see docs/SEMANTICS.md and README).
  * Phase one validates everything and plans; phase two computes, deterministically and bit-exactly
  * (gather order, one rounding), synchronously on the calling thread plus OpenMP workers.
  * Distinct executors may run concurrently on different threads.
