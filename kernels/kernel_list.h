@@ -20,32 +20,19 @@
     X(poolgrad_kernel_##isa##_nhwc_b) \
     X(poolgrad_kernel_##isa##_nhwc_q)
 
-#if POOLGRAD_HAVE_AVX512
-#define POOLGRAD_KERNELS_AVX512(X) POOLGRAD_ISA_KERNELS(X, avx512)
-#else
-#define POOLGRAD_KERNELS_AVX512(X)
-#endif
-#if POOLGRAD_HAVE_AVX2
-#define POOLGRAD_KERNELS_AVX2(X) POOLGRAD_ISA_KERNELS(X, avx2)
-#else
-#define POOLGRAD_KERNELS_AVX2(X)
-#endif
-#if POOLGRAD_HAVE_SSE2
-#define POOLGRAD_KERNELS_SSE2(X) POOLGRAD_ISA_KERNELS(X, sse2)
-#else
-#define POOLGRAD_KERNELS_SSE2(X)
-#endif
-#if POOLGRAD_HAVE_NEON
-#define POOLGRAD_KERNELS_NEON(X) POOLGRAD_ISA_KERNELS(X, neon)
-#else
-#define POOLGRAD_KERNELS_NEON(X)
-#endif
+/* The kernels of one ISA if its translation unit was built (POOLGRAD_HAVE_<ISA> is 0 or 1). */
+#define POOLGRAD_IF_BUILT_0(X, isa)
+#define POOLGRAD_IF_BUILT_1(X, isa) POOLGRAD_ISA_KERNELS(X, isa)
+#define POOLGRAD_IF_BUILT(have, X, isa) POOLGRAD_IF_BUILT_EXPAND(have, X, isa)
+#define POOLGRAD_IF_BUILT_EXPAND(have, X, isa) POOLGRAD_IF_BUILT_##have(X, isa)
 
+/* Every built kernel, in the ISA order of isa_table.h (a preprocessor list cannot be walked with another
+ * list's callback, so the four rows name the ISAs again), the scalar reference last. */
 #define POOLGRAD_FOREACH_KERNEL(X) \
-    POOLGRAD_KERNELS_AVX512(X) \
-    POOLGRAD_KERNELS_AVX2(X) \
-    POOLGRAD_KERNELS_SSE2(X) \
-    POOLGRAD_KERNELS_NEON(X) \
+    POOLGRAD_IF_BUILT(POOLGRAD_HAVE_AVX512, X, avx512) \
+    POOLGRAD_IF_BUILT(POOLGRAD_HAVE_AVX2, X, avx2) \
+    POOLGRAD_IF_BUILT(POOLGRAD_HAVE_SSE2, X, sse2) \
+    POOLGRAD_IF_BUILT(POOLGRAD_HAVE_NEON, X, neon) \
     X(poolgrad_kernel_reference)
 
 #define POOLGRAD_DECLARE_KERNEL(sym) extern const poolgrad_kernel sym;

@@ -6,6 +6,8 @@
 #include <stdint.h>
 
 #include "poolgrad/poolgrad.h"
+#include "isa_table.h"
+#include "poolgrad_config.h"
 #include "problem.h"
 
 struct poolgrad_plan {
@@ -19,6 +21,21 @@ struct poolgrad_plan {
 static inline bool poolgrad_add_ok(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
 static inline bool poolgrad_mul_ok(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
 
+/* ---- tensor views (tensor.c) */
+/* dtype known, 1 <= rank <= POOLGRAD_MAX_RANK, no negative dim */
+poolgrad_status poolgrad_check_tensor_basics(const poolgrad_tensor *t);
+/* element count of a view; false on overflow (dims must be non-negative) */
+bool poolgrad_view_numel(const poolgrad_tensor *t, int64_t *numel);
+/* lowest and highest element offsets a non-empty view reaches; POOLGRAD_ERR_OVERFLOW if that overflows */
+poolgrad_status poolgrad_view_reach(const poolgrad_tensor *t, int64_t *lo, int64_t *hi);
+/* true if no two elements of the view share storage (conservative: may refuse exotic interleavings) */
+bool poolgrad_view_is_one_to_one(const poolgrad_tensor *t);
+
+/* ---- pooling parameters (params.c) */
+poolgrad_status poolgrad_check_params(const poolgrad_params *pa);
+/* kernel/stride/padding as 3 axes D, H, W (2D: D = 1, 1, 0) */
+void poolgrad_params_3d(const poolgrad_params *pa, int64_t k[3], int64_t s[3], int64_t p[3]);
+
 /* Forward output size of one axis (section 3); false if it overflows. *out may be negative. */
 bool poolgrad_axis_output_size(int64_t in, int64_t k, int64_t s, int64_t p, bool ceil_mode, int64_t *out);
 
@@ -29,12 +46,23 @@ bool poolgrad_axis_output_size(int64_t in, int64_t k, int64_t s, int64_t p, bool
  */
 poolgrad_status poolgrad_plan_create_zero_fill(const poolgrad_tensor *grad_input, poolgrad_plan **plan);
 
-/* Rank of an ISA on its architecture (scalar 0, sse2/neon 1, avx2 2, avx512 3): a cap above what the CPU
- * has means the best below it. */
+/* ---- instruction sets (cpu.c; the table is kernels/isa_table.h) */
+typedef struct poolgrad_isa_info {
+    poolgrad_isa isa;
+    const char *name;   /* POOLGRAD_ISA value and kernel-name infix */
+    int level;          /* rank on its architecture: scalar 0, sse2/neon 1, avx2 2, avx512 3 */
+    bool built;         /* its translation unit is in this library */
+    bool (*cpu_has)(void); /* NULL: every CPU (scalar) */
+} poolgrad_isa_info;
+
+const poolgrad_isa_info *poolgrad_isa_info_of(poolgrad_isa isa);
 int poolgrad_isa_level(poolgrad_isa isa);
 /* Level a POOLGRAD_ISA value caps at; POOLGRAD_ISA_LEVEL_ANY for NULL, "auto", "" and unknown names. */
-#define POOLGRAD_ISA_LEVEL_ANY 99
 int poolgrad_isa_cap_level(const char *cap);
+/* Best built ISA of this CPU, without any cap (detected once). */
+poolgrad_isa poolgrad_cpu_isa(void);
+/* For tests: cap the calling thread's plans as POOLGRAD_ISA would (NULL: back to the environment). */
+void poolgrad_set_thread_isa_cap(const char *cap);
 
 /* Dispatch: best kernel for the problem under the active ISA cap; never NULL. */
 const poolgrad_kernel *poolgrad_select_kernel(const poolgrad_problem *pr);

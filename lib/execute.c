@@ -1,0 +1,78 @@
+/* Execution: the plan's kernel over its work items, split into chunks across OpenMP threads. */
+#include <stdlib.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "internal.h"
+
+/* More threads than this are never started (a hostile num_threads must not exhaust the process). */
+#define POOLGRAD_THREAD_CAP 256
+
+static void run_parallel(const poolgrad_problem *pr, void *ws, int64_t items, int threads,
+                         void (*fn)(const poolgrad_problem *, void *, int64_t, int64_t))
+{
+    if (items <= 0)
+        return;
+    /* contiguous chunks, a few per thread; which thread runs a chunk never changes the bits */
+    if ((int64_t)threads > items)
+        threads = (int)items;
+    int64_t chunks = (int64_t)threads * 4;
+    if (chunks > items)
+        chunks = items;
+    /* chunk i is [i*q + min(i, r), (i+1)*q + min(i+1, r)): no items*i product that could overflow */
+    const int64_t q = items / chunks, r = items % chunks;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && chunks > 1)
+#endif
+    for (int64_t i = 0; i < chunks; i++)
+        fn(pr, ws, i * q + (i < r ? i : r), (i + 1) * q + (i + 1 < r ? i + 1 : r));
+}
+
+poolgrad_status poolgrad_execute(const poolgrad_plan *plan, void *workspace, size_t workspace_size, int num_threads)
+{
+    if (!plan)
+        return POOLGRAD_ERR_NULL_POINTER;
+    if (num_threads < 0)
+        return POOLGRAD_ERR_THREADS;
+    if (plan->workspace_size > 0 && (!workspace || workspace_size < plan->workspace_size))
+        return POOLGRAD_ERR_WORKSPACE;
+    if (!plan->kernel)
+        return POOLGRAD_OK;
+    int threads = 1;
+#ifdef _OPENMP
+    threads = num_threads > 0 ? num_threads : omp_get_max_threads();
+    if (threads > POOLGRAD_THREAD_CAP)
+        threads = POOLGRAD_THREAD_CAP;
+    if (threads < 1)
+        threads = 1;
+#endif
+    const poolgrad_kernel *k = plan->kernel;
+    const poolgrad_problem *pr = &plan->problem;
+    if (k->prepare)
+        run_parallel(pr, workspace, k->prepare_items(pr), threads, k->prepare);
+    run_parallel(pr, workspace, k->work_items(pr), threads, k->run);
+    return POOLGRAD_OK;
+}
+
+poolgrad_status poolgrad_avgpool_backward(const poolgrad_params *params, const poolgrad_tensor *grad_output,
+                                          const poolgrad_tensor *grad_input, int num_threads)
+{
+    if (num_threads < 0)
+        return POOLGRAD_ERR_THREADS;
+    poolgrad_plan *plan;
+    poolgrad_status st = poolgrad_plan_create(params, grad_output, grad_input, &plan);
+    if (st != POOLGRAD_OK)
+        return st;
+    void *ws = NULL;
+    size_t wsz = poolgrad_plan_workspace_size(plan);
+    if (wsz > 0 && !(ws = malloc(wsz))) {
+        poolgrad_plan_destroy(plan);
+        return POOLGRAD_ERR_OUT_OF_MEMORY;
+    }
+    st = poolgrad_execute(plan, ws, wsz, num_threads);
+    free(ws);
+    poolgrad_plan_destroy(plan);
+    return st;
+}
