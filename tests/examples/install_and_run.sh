@@ -3,8 +3,10 @@
 # *installed* headers and pkg-config files (--static) with the C and C++ compilers, runs them and
 # checks their output. Usage: install_and_run.sh BUILD_DIR SOURCE_DIR CC CXX [EXTRA_FLAGS]
 # EXTRA_FLAGS carries e.g. -fsanitize=... when the library itself was built with sanitizers.
+# $EXAMPLES_RUNNER, when set, is the command that runs the programs (e.g. qemu in a cross build).
 set -eu
 build=$1 src=$2 cc=$3 cxx=$4 extra=${5:-}
+run=${EXAMPLES_RUNNER:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 meson install -C "$build" --destdir "$tmp/root" --no-rebuild >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; exit 1; }
@@ -17,7 +19,7 @@ echo "# flags for poolgrad-aclnn: $aclnn_flags"
 status=0
 check() { # name expected-value expected-count
     out="$tmp/$1.out"
-    if ! "$tmp/$1" >"$out"; then echo "not ok - $1 exited non-zero"; tail -n 3 "$out"; status=1; return; fi
+    if ! $run "$tmp/$1" >"$out"; then echo "not ok - $1 exited non-zero"; tail -n 3 "$out"; status=1; return; fi
     n=$(grep -c "is: $2\$" "$out" || true)
     if [ "$n" -eq "$3" ]; then echo "ok - $1 prints $2 for all $3 elements"; else echo "not ok - $1: $n of $3 lines are $2"; status=1; fi
 }
@@ -28,6 +30,6 @@ check example3d_c 0.015625 1024
 "$cxx" -x c++ -o "$tmp/example3d_cxx" "$src/avgpool3d_backward_example.c" $aclnn_flags
 check example3d_cxx 0.015625 1024
 "$cc" -std=c11 -o "$tmp/native_c" "$src/native_example.c" $native_flags
-if "$tmp/native_c" >"$tmp/native.out"; then echo "ok - native example"; else echo "not ok - native example"; cat "$tmp/native.out"; status=1; fi
+if $run "$tmp/native_c" >"$tmp/native.out"; then echo "ok - native example"; else echo "not ok - native example"; cat "$tmp/native.out"; status=1; fi
 echo "1..4"
 exit $status
