@@ -13,6 +13,16 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 
+# libcriterion-dev:arm64 and the native libcriterion-dev cannot be installed together (their
+# libnanomsg dependencies are not multi-arch), so apt swaps one for the other: put the native one back
+# on the way out, whatever happens, or later native builds would silently configure without tests.
+native_arch=$(dpkg --print-architecture)
+restore_native_criterion() {
+    $SUDO apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 \
+        "libcriterion-dev:$native_arch" >/dev/null || echo "warning: could not reinstall libcriterion-dev:$native_arch" >&2
+}
+trap restore_native_criterion EXIT
+
 echo "--- packages (arm64 multiarch)"
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
     $SUDO dpkg --add-architecture arm64
