@@ -1,195 +1,13 @@
 /*
- * The aclnn-compatible front: CANN's object model and validation order (docs/SEMANTICS.md sections 1-2)
+ * aclnnAvgPool2dBackward / aclnnAvgPool3dBackward: CANN's validation order (docs/SEMANTICS.md sections 1-2)
  * as a thin layer over the native poolgrad API.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "acl/acl.h"
+#include "aclnn_internal.h"
 #include "aclnnop/aclnn_avgpool2d_backward.h"
 #include "aclnnop/aclnn_avgpool3d_backward.h"
-#include "internal.h"
-
-struct aclTensor {
-    int64_t rank;
-    int64_t dims[POOLGRAD_ACLNN_MAX_DIMS];
-    int64_t strides[POOLGRAD_ACLNN_MAX_DIMS];
-    int64_t offset;
-    int64_t storage_numel; /* -1: the storage dims' product overflows */
-    bool strides_overflow;  /* NULL strides whose contiguous values overflow */
-    int32_t dtype;
-    int32_t format;
-    void *data;
-};
-
-struct aclIntArray {
-    uint64_t size;
-    int64_t values[]; /* flexible */
-};
-
-#define EXECUTOR_MAGIC 0x706f6f6c67726164ull /* "poolgrad" */
-
-struct aclOpExecutor {
-    uint64_t magic;
-    poolgrad_plan *plan;
-};
-
-/* ---------------------------------------------------------------- objects */
-
-aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType, const int64_t *stride,
-                           int64_t offset, aclFormat format, const int64_t *storageDims, uint64_t storageDimsNum,
-                           void *tensorData)
-{
-    if ((viewDimsNum > 0 && !viewDims) || (storageDimsNum > 0 && !storageDims) || viewDimsNum > POOLGRAD_ACLNN_MAX_DIMS ||
-        storageDimsNum > POOLGRAD_ACLNN_MAX_DIMS)
-        return NULL;
-    aclTensor *t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
-    t->rank = (int64_t)viewDimsNum;
-    for (uint64_t i = 0; i < viewDimsNum; i++)
-        t->dims[i] = viewDims[i];
-    if (stride) {
-        for (uint64_t i = 0; i < viewDimsNum; i++)
-            t->strides[i] = stride[i];
-    } else {
-        int64_t s = 1;
-        for (int64_t i = t->rank - 1; i >= 0; i--) {
-            t->strides[i] = s;
-            if (!poolgrad_mul_ok(s, t->dims[i] > 0 ? t->dims[i] : 1, &s))
-                t->strides_overflow = true;
-        }
-    }
-    int64_t numel = 1;
-    for (uint64_t i = 0; i < storageDimsNum && numel >= 0; i++) {
-        if (storageDims[i] < 0 || !poolgrad_mul_ok(numel, storageDims[i], &numel))
-            numel = -1;
-    }
-    t->storage_numel = numel;
-    t->offset = offset;
-    t->dtype = (int32_t)dataType;
-    t->format = (int32_t)format;
-    t->data = tensorData;
-    return t;
-}
-
-aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size)
-{
-    if ((size > 0 && !value) || size > (1u << 20))
-        return NULL;
-    aclIntArray *a = malloc(sizeof *a + (size_t)size * sizeof(int64_t));
-    if (!a)
-        return NULL;
-    a->size = size;
-    if (size)
-        memcpy(a->values, value, (size_t)size * sizeof(int64_t));
-    return a;
-}
-
-aclnnStatus aclDestroyTensor(const aclTensor *tensor)
-{
-    free((void *)tensor);
-    return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclDestroyIntArray(const aclIntArray *array)
-{
-    free((void *)array);
-    return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
-{
-    if (!executor)
-        return ACLNN_SUCCESS;
-    if (executor->magic != EXECUTOR_MAGIC)
-        return ACLNN_ERR_PARAM_INVALID;
-    executor->magic = 0;
-    poolgrad_plan_destroy(executor->plan);
-    free(executor);
-    return ACLNN_SUCCESS;
-}
-
-/* ---------------------------------------------------------------- runtime over host memory */
-
-struct poolgrad_aclnn_stream {
-    int unused;
-};
-
-aclError aclInit(const char *configPath) { (void)configPath; return ACL_SUCCESS; }
-aclError aclFinalize(void) { return ACL_SUCCESS; }
-aclError aclrtSetDevice(int32_t deviceId) { return deviceId < 0 ? ACL_ERROR_INVALID_PARAM : ACL_SUCCESS; }
-aclError aclrtResetDevice(int32_t deviceId) { return deviceId < 0 ? ACL_ERROR_INVALID_PARAM : ACL_SUCCESS; }
-
-aclError aclrtCreateStream(aclrtStream *stream)
-{
-    if (!stream)
-        return ACL_ERROR_INVALID_PARAM;
-    *stream = calloc(1, sizeof(struct poolgrad_aclnn_stream));
-    return *stream ? ACL_SUCCESS : ACL_ERROR_BAD_ALLOC;
-}
-
-aclError aclrtDestroyStream(aclrtStream stream)
-{
-    free(stream);
-    return ACL_SUCCESS;
-}
-
-aclError aclrtSynchronizeStream(aclrtStream stream) { (void)stream; return ACL_SUCCESS; }
-
-aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
-{
-    (void)policy;
-    if (!devPtr || size == 0)
-        return ACL_ERROR_INVALID_PARAM;
-    if (size > SIZE_MAX - 63)
-        return ACL_ERROR_BAD_ALLOC;
-    void *p = aligned_alloc(64, (size + 63) & ~(size_t)63);
-    if (!p)
-        return ACL_ERROR_BAD_ALLOC;
-    *devPtr = p;
-    return ACL_SUCCESS;
-}
-
-aclError aclrtFree(void *devPtr)
-{
-    free(devPtr);
-    return ACL_SUCCESS;
-}
-
-aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
-{
-    if ((unsigned)kind > (unsigned)ACL_MEMCPY_DEFAULT || count > destMax || (count > 0 && (!dst || !src)))
-        return ACL_ERROR_INVALID_PARAM;
-    if (count)
-        memmove(dst, src, count);
-    return ACL_SUCCESS;
-}
-
-aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
-{
-    if (count > maxCount || (count > 0 && !devPtr))
-        return ACL_ERROR_INVALID_PARAM;
-    if (count)
-        memset(devPtr, value, count);
-    return ACL_SUCCESS;
-}
-
-aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value)
-{
-    (void)value;
-    return opt == ACL_OPT_DETERMINISTIC ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM;
-}
-
-aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value)
-{
-    if (opt != ACL_OPT_DETERMINISTIC || !value)
-        return ACL_ERROR_INVALID_PARAM;
-    *value = 1;
-    return ACL_SUCCESS;
-}
-
-/* ---------------------------------------------------------------- operator helpers */
 
 static bool dtype_of(int32_t acl_dtype, poolgrad_dtype *out)
 {
@@ -203,7 +21,9 @@ static bool dtype_of(int32_t acl_dtype, poolgrad_dtype *out)
 
 static bool is_private_format(int32_t f)
 {
-    return f == 3 || f == 4 || f == 12 || f == 29 || f == 32 || f == 33 || (f >= 50 && f <= 54);
+    /* 50-54 are device-only formats that aclnn_base.h does not name */
+    return f == ACL_FORMAT_NC1HWC0 || f == ACL_FORMAT_FRACTAL_Z || f == ACL_FORMAT_NC1HWC0_C04 ||
+           f == ACL_FORMAT_FRACTAL_NZ || f == ACL_FORMAT_NDC1HWC0 || f == ACL_FRACTAL_Z_3D || (f >= 50 && f <= 54);
 }
 
 static bool has_negative_dim(const aclTensor *t)
