@@ -32,3 +32,13 @@ size_t poolgrad_dtype_size(poolgrad_dtype dtype)
     }
     return 0;
 }
+
+const char *poolgrad_dtype_name(poolgrad_dtype dtype)
+{
+    switch (dtype) {
+    case POOLGRAD_F32: return "f32";
+    case POOLGRAD_F16: return "f16";
+    case POOLGRAD_BF16: return "bf16";
+    }
+    return "unknown";
+}

@@ -32,22 +32,29 @@ poolgrad_status poolgrad_compare(const poolgrad_tensor *actual, const poolgrad_t
                                  poolgrad_compare_result *result)
 {
     if (!actual || !expected || !result)
-        return POOLGRAD_ERR_NULL_POINTER;
+        return poolgrad_fail(POOLGRAD_ERR_NULL_POINTER, "%s is NULL", !actual ? "actual" : !expected ? "expected" : "result");
     poolgrad_status st;
-    if ((st = poolgrad_check_tensor_basics(actual)) != POOLGRAD_OK || (st = poolgrad_check_tensor_basics(expected)) != POOLGRAD_OK)
+    if ((st = poolgrad_check_tensor_basics(actual, "actual")) != POOLGRAD_OK ||
+        (st = poolgrad_check_tensor_basics(expected, "expected")) != POOLGRAD_OK)
         return st;
     if (actual->dtype != expected->dtype)
-        return POOLGRAD_ERR_DTYPE;
+        return poolgrad_fail(POOLGRAD_ERR_DTYPE, "actual dtype %d differs from expected dtype %d", (int)actual->dtype,
+                             (int)expected->dtype);
     if (actual->rank != expected->rank)
-        return POOLGRAD_ERR_RANK;
+        return poolgrad_fail(POOLGRAD_ERR_RANK, "actual rank %d differs from expected rank %d", (int)actual->rank,
+                             (int)expected->rank);
     for (int d = 0; d < actual->rank; d++)
-        if (actual->shape[d] != expected->shape[d])
-            return POOLGRAD_ERR_SHAPE;
+        if (actual->shape[d] != expected->shape[d]) {
+            char a[POOLGRAD_DIMS_BUF], e[POOLGRAD_DIMS_BUF];
+            return poolgrad_fail(POOLGRAD_ERR_SHAPE, "actual shape %s differs from expected shape %s",
+                                 poolgrad_format_dims(a, sizeof a, actual->shape, actual->rank),
+                                 poolgrad_format_dims(e, sizeof e, expected->shape, expected->rank));
+        }
     int64_t numel, lo, hi;
     if (!poolgrad_view_numel(actual, &numel))
-        return POOLGRAD_ERR_OVERFLOW;
-    if (numel > 0 && ((st = poolgrad_view_reach(actual, &lo, &hi)) != POOLGRAD_OK ||
-                      (st = poolgrad_view_reach(expected, &lo, &hi)) != POOLGRAD_OK))
+        return poolgrad_fail(POOLGRAD_ERR_OVERFLOW, "the element count of actual overflows int64");
+    if (numel > 0 && ((st = poolgrad_view_reach(actual, "actual", &lo, &hi)) != POOLGRAD_OK ||
+                      (st = poolgrad_view_reach(expected, "expected", &lo, &hi)) != POOLGRAD_OK))
         return st;
     poolgrad_compare_result r = { numel, 0, -1, 0, -1, 0.0, 0.0 };
     const int rank = actual->rank;

@@ -33,11 +33,14 @@ static void run_parallel(const poolgrad_problem *pr, void *ws, int64_t items, in
 poolgrad_status poolgrad_execute(const poolgrad_plan *plan, void *workspace, size_t workspace_size, int num_threads)
 {
     if (!plan)
-        return POOLGRAD_ERR_NULL_POINTER;
+        return poolgrad_fail(POOLGRAD_ERR_NULL_POINTER, "plan is NULL");
     if (num_threads < 0)
-        return POOLGRAD_ERR_THREADS;
-    if (plan->workspace_size > 0 && (!workspace || workspace_size < plan->workspace_size))
-        return POOLGRAD_ERR_WORKSPACE;
+        return poolgrad_fail(POOLGRAD_ERR_THREADS, "num_threads = %d is negative (0 = the OpenMP default)", num_threads);
+    if (plan->workspace_size > 0 && !workspace)
+        return poolgrad_fail(POOLGRAD_ERR_WORKSPACE, "workspace is NULL but the plan needs %zu bytes", plan->workspace_size);
+    if (plan->workspace_size > 0 && workspace_size < plan->workspace_size)
+        return poolgrad_fail(POOLGRAD_ERR_WORKSPACE, "workspace_size = %zu is smaller than the planned %zu bytes",
+                             workspace_size, plan->workspace_size);
     if (!plan->kernel)
         return POOLGRAD_OK;
     int threads = 1;
@@ -60,7 +63,7 @@ poolgrad_status poolgrad_avgpool_backward(const poolgrad_params *params, const p
                                           const poolgrad_tensor *grad_input, int num_threads)
 {
     if (num_threads < 0)
-        return POOLGRAD_ERR_THREADS;
+        return poolgrad_fail(POOLGRAD_ERR_THREADS, "num_threads = %d is negative (0 = the OpenMP default)", num_threads);
     poolgrad_plan *plan;
     poolgrad_status st = poolgrad_plan_create(params, grad_output, grad_input, &plan);
     if (st != POOLGRAD_OK)
@@ -69,7 +72,7 @@ poolgrad_status poolgrad_avgpool_backward(const poolgrad_params *params, const p
     size_t wsz = poolgrad_plan_workspace_size(plan);
     if (wsz > 0 && !(ws = malloc(wsz))) {
         poolgrad_plan_destroy(plan);
-        return POOLGRAD_ERR_OUT_OF_MEMORY;
+        return poolgrad_fail(POOLGRAD_ERR_OUT_OF_MEMORY, "cannot allocate the %zu-byte workspace", wsz);
     }
     st = poolgrad_execute(plan, ws, wsz, num_threads);
     free(ws);

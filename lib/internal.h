@@ -21,13 +21,24 @@ struct poolgrad_plan {
 static inline bool poolgrad_add_ok(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
 static inline bool poolgrad_mul_ok(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
 
+/* "f32", "f16", "bf16" (api.c) */
+const char *poolgrad_dtype_name(poolgrad_dtype dtype);
+
+/* ---- error messages (error.c) */
+#define POOLGRAD_ERROR_MESSAGE_MAX 512
+/* Record the calling thread's message (printf-style) and return status. */
+poolgrad_status poolgrad_fail(poolgrad_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "[a, b, c]" */
+const char *poolgrad_format_dims(char *buf, size_t size, const int64_t *dims, int rank);
+#define POOLGRAD_DIMS_BUF 160
+
 /* ---- tensor views (tensor.c) */
 /* dtype known, 1 <= rank <= POOLGRAD_MAX_RANK, no negative dim */
-poolgrad_status poolgrad_check_tensor_basics(const poolgrad_tensor *t);
+poolgrad_status poolgrad_check_tensor_basics(const poolgrad_tensor *t, const char *name);
 /* element count of a view; false on overflow (dims must be non-negative) */
 bool poolgrad_view_numel(const poolgrad_tensor *t, int64_t *numel);
 /* lowest and highest element offsets a non-empty view reaches; POOLGRAD_ERR_OVERFLOW if that overflows */
-poolgrad_status poolgrad_view_reach(const poolgrad_tensor *t, int64_t *lo, int64_t *hi);
+poolgrad_status poolgrad_view_reach(const poolgrad_tensor *t, const char *name, int64_t *lo, int64_t *hi);
 /* true if no two elements of the view share storage (conservative: may refuse exotic interleavings) */
 bool poolgrad_view_is_one_to_one(const poolgrad_tensor *t);
 

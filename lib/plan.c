@@ -31,7 +31,7 @@ static const uint64_t no_grad_output[8];
 static poolgrad_status plan_alloc(poolgrad_plan **plan)
 {
     *plan = calloc(1, sizeof **plan);
-    return *plan ? POOLGRAD_OK : POOLGRAD_ERR_OUT_OF_MEMORY;
+    return *plan ? POOLGRAD_OK : poolgrad_fail(POOLGRAD_ERR_OUT_OF_MEMORY, "cannot allocate a plan");
 }
 
 static poolgrad_status finish_plan(poolgrad_problem *pr, int64_t gi_numel, poolgrad_plan **plan)
@@ -40,18 +40,17 @@ static poolgrad_status finish_plan(poolgrad_problem *pr, int64_t gi_numel, poolg
     if (st != POOLGRAD_OK)
         return st;
     (*plan)->problem = *pr;
-    static const char *const dtype_names[] = { "f32", "f16", "bf16" };
     if (gi_numel == 0) {
         (*plan)->kernel = NULL;
         snprintf((*plan)->kernel_name, sizeof (*plan)->kernel_name, "avgpool%dd_bwd_%s__none", (int)pr->spatial_dims,
-                 dtype_names[pr->dtype]);
+                 poolgrad_dtype_name(pr->dtype));
         return POOLGRAD_OK;
     }
     const poolgrad_kernel *k = poolgrad_select_kernel(pr);
     (*plan)->kernel = k;
     (*plan)->workspace_size = k->workspace_size ? k->workspace_size(pr) : 0;
     snprintf((*plan)->kernel_name, sizeof (*plan)->kernel_name, "avgpool%dd_bwd_%s__%s", (int)pr->spatial_dims,
-             dtype_names[pr->dtype], k->name);
+             poolgrad_dtype_name(pr->dtype), k->name);
     return POOLGRAD_OK;
 }
 
@@ -63,21 +62,36 @@ static poolgrad_status finish_plan(poolgrad_problem *pr, int64_t gi_numel, poolg
  */
 #define POOLGRAD_MAX_ELEMENTS ((int64_t)1 << 56)
 
+/* Element count of a view, at most POOLGRAD_MAX_ELEMENTS. */
+static poolgrad_status check_numel(const poolgrad_tensor *t, const char *name, int64_t *numel)
+{
+    if (!poolgrad_view_numel(t, numel))
+        return poolgrad_fail(POOLGRAD_ERR_OVERFLOW, "%s element count overflows int64", name);
+    if (*numel > POOLGRAD_MAX_ELEMENTS)
+        return poolgrad_fail(POOLGRAD_ERR_OVERFLOW, "%s has %lld elements, more than the 2^56 a tensor may have", name,
+                             (long long)*numel);
+    return POOLGRAD_OK;
+}
+
 /* Validate grad_input on its own: basics, view inside storage, one-to-one. */
 static poolgrad_status check_grad_input_view(const poolgrad_tensor *gi, int64_t *numel, int64_t *lo, int64_t *hi)
 {
-    poolgrad_status st = poolgrad_check_tensor_basics(gi);
+    poolgrad_status st = poolgrad_check_tensor_basics(gi, "gradInput");
     if (st != POOLGRAD_OK)
         return st;
-    if (!poolgrad_view_numel(gi, numel) || *numel > POOLGRAD_MAX_ELEMENTS)
-        return POOLGRAD_ERR_OVERFLOW;
+    if ((st = check_numel(gi, "gradInput", numel)) != POOLGRAD_OK)
+        return st;
     if (*numel == 0)
         return POOLGRAD_OK;
-    st = poolgrad_view_reach(gi, lo, hi);
+    st = poolgrad_view_reach(gi, "gradInput", lo, hi);
     if (st != POOLGRAD_OK)
         return st;
-    if (!poolgrad_view_is_one_to_one(gi))
-        return POOLGRAD_ERR_ALIAS;
+    if (!poolgrad_view_is_one_to_one(gi)) {
+        char sh[POOLGRAD_DIMS_BUF], sr[POOLGRAD_DIMS_BUF];
+        return poolgrad_fail(POOLGRAD_ERR_ALIAS, "gradInput view (shape %s, strides %s) reaches some element twice",
+                             poolgrad_format_dims(sh, sizeof sh, gi->shape, gi->rank),
+                             poolgrad_format_dims(sr, sizeof sr, gi->strides, gi->rank));
+    }
     return POOLGRAD_OK;
 }
 
@@ -87,39 +101,50 @@ poolgrad_status poolgrad_plan_create(const poolgrad_params *params, const poolgr
     if (plan)
         *plan = NULL;
     if (!params || !grad_output || !grad_input || !plan)
-        return POOLGRAD_ERR_NULL_POINTER;
+        return poolgrad_fail(POOLGRAD_ERR_NULL_POINTER, "%s is NULL",
+                             !params ? "params" : !grad_output ? "grad_output" : !grad_input ? "grad_input" : "plan");
     const poolgrad_tensor *go = grad_output, *gi = grad_input;
     poolgrad_status st;
-    if ((st = poolgrad_check_tensor_basics(go)) != POOLGRAD_OK || (st = poolgrad_check_tensor_basics(gi)) != POOLGRAD_OK)
+    if ((st = poolgrad_check_tensor_basics(go, "gradOutput")) != POOLGRAD_OK ||
+        (st = poolgrad_check_tensor_basics(gi, "gradInput")) != POOLGRAD_OK)
         return st;
     if (go->dtype != gi->dtype)
-        return POOLGRAD_ERR_DTYPE;
+        return poolgrad_fail(POOLGRAD_ERR_DTYPE, "gradOutput dtype %s differs from gradInput dtype %s",
+                             poolgrad_dtype_name(go->dtype), poolgrad_dtype_name(gi->dtype));
     if ((st = poolgrad_check_params(params)) != POOLGRAD_OK)
         return st;
     const int sd = params->spatial_dims;
-    if (go->rank != gi->rank || (gi->rank != sd + 1 && gi->rank != sd + 2))
-        return POOLGRAD_ERR_RANK;
+    if (gi->rank != sd + 1 && gi->rank != sd + 2)
+        return poolgrad_fail(POOLGRAD_ERR_RANK, "gradInput rank %d is not %d (unbatched) or %d (batched) for %dD pooling",
+                             (int)gi->rank, sd + 1, sd + 2, sd);
+    if (go->rank != gi->rank)
+        return poolgrad_fail(POOLGRAD_ERR_RANK, "gradOutput rank %d differs from gradInput rank %d", (int)go->rank,
+                             (int)gi->rank);
 
     int64_t expect[POOLGRAD_MAX_RANK];
     if ((st = poolgrad_output_shape(params, gi->rank, gi->shape, expect)) != POOLGRAD_OK)
         return st;
     for (int d = 0; d < go->rank; d++)
-        if (go->shape[d] != expect[d])
-            return POOLGRAD_ERR_SHAPE;
+        if (go->shape[d] != expect[d]) {
+            char a[POOLGRAD_DIMS_BUF], e[POOLGRAD_DIMS_BUF];
+            return poolgrad_fail(POOLGRAD_ERR_SHAPE, "gradOutput shape %s differs from the expected %s",
+                                 poolgrad_format_dims(a, sizeof a, go->shape, go->rank),
+                                 poolgrad_format_dims(e, sizeof e, expect, go->rank));
+        }
 
     int64_t gi_numel, go_numel, gi_lo = 0, gi_hi = -1, go_lo = 0, go_hi = -1;
     if ((st = check_grad_input_view(gi, &gi_numel, &gi_lo, &gi_hi)) != POOLGRAD_OK)
         return st;
-    if (!poolgrad_view_numel(go, &go_numel) || go_numel > POOLGRAD_MAX_ELEMENTS)
-        return POOLGRAD_ERR_OVERFLOW;
-    if (go_numel > 0 && (st = poolgrad_view_reach(go, &go_lo, &go_hi)) != POOLGRAD_OK)
+    if ((st = check_numel(go, "gradOutput", &go_numel)) != POOLGRAD_OK)
+        return st;
+    if (go_numel > 0 && (st = poolgrad_view_reach(go, "gradOutput", &go_lo, &go_hi)) != POOLGRAD_OK)
         return st;
     if (gi_numel > 0 && go_numel > 0) {
         const size_t es = poolgrad_dtype_size(gi->dtype);
         uintptr_t a0 = (uintptr_t)gi->storage + (uintptr_t)gi_lo * es, a1 = (uintptr_t)gi->storage + (uintptr_t)(gi_hi + 1) * es;
         uintptr_t b0 = (uintptr_t)go->storage + (uintptr_t)go_lo * es, b1 = (uintptr_t)go->storage + (uintptr_t)(go_hi + 1) * es;
         if (a0 < b1 && b0 < a1)
-            return POOLGRAD_ERR_ALIAS;
+            return poolgrad_fail(POOLGRAD_ERR_ALIAS, "gradInput's storage range overlaps gradOutput's");
     }
 
     poolgrad_problem pr;
@@ -149,7 +174,9 @@ poolgrad_status poolgrad_plan_create(const poolgrad_params *params, const poolgr
             if (span < 1)
                 span = 1;
             if (!poolgrad_mul_ok(prod, span, &prod))
-                return POOLGRAD_ERR_OVERFLOW;
+                return poolgrad_fail(POOLGRAD_ERR_OVERFLOW,
+                                     "the largest window's divisor (product of per-axis extents) overflows int64; "
+                                     "set divisor_override");
         }
     }
     const int64_t es = (int64_t)poolgrad_dtype_size(pr.dtype);
@@ -168,14 +195,14 @@ poolgrad_status poolgrad_plan_create_zero_fill(const poolgrad_tensor *grad_input
     if (plan)
         *plan = NULL;
     if (!grad_input || !plan)
-        return POOLGRAD_ERR_NULL_POINTER;
+        return poolgrad_fail(POOLGRAD_ERR_NULL_POINTER, "%s is NULL", !grad_input ? "grad_input" : "plan");
     const poolgrad_tensor *gi = grad_input;
     int64_t numel, lo, hi;
     poolgrad_status st = check_grad_input_view(gi, &numel, &lo, &hi);
     if (st != POOLGRAD_OK)
         return st;
     if (gi->rank != 4 && gi->rank != 5)
-        return POOLGRAD_ERR_RANK;
+        return poolgrad_fail(POOLGRAD_ERR_RANK, "gradInput rank %d is not 4 or 5 for 3D pooling", (int)gi->rank);
     poolgrad_problem pr;
     memset(&pr, 0, sizeof pr);
     pr.dtype = gi->dtype;

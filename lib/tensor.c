@@ -9,11 +9,11 @@ static poolgrad_status init_with_order(poolgrad_tensor *t, poolgrad_dtype dtype,
                                        void *data, int channel_dim)
 {
     if (!t || !shape)
-        return POOLGRAD_ERR_NULL_POINTER;
+        return poolgrad_fail(POOLGRAD_ERR_NULL_POINTER, "%s is NULL", !t ? "the tensor" : "shape");
     if (poolgrad_dtype_size(dtype) == 0)
-        return POOLGRAD_ERR_DTYPE;
-    if (rank < 1 || rank > POOLGRAD_MAX_RANK || channel_dim >= rank)
-        return POOLGRAD_ERR_RANK;
+        return poolgrad_fail(POOLGRAD_ERR_DTYPE, "dtype = %d is not POOLGRAD_F32, POOLGRAD_F16 or POOLGRAD_BF16", (int)dtype);
+    if (rank < 1 || rank > POOLGRAD_MAX_RANK)
+        return poolgrad_fail(POOLGRAD_ERR_RANK, "rank = %d is outside 1..%d", (int)rank, POOLGRAD_MAX_RANK);
     memset(t, 0, sizeof *t);
     t->dtype = dtype;
     t->rank = rank;
@@ -28,11 +28,11 @@ static poolgrad_status init_with_order(poolgrad_tensor *t, poolgrad_dtype dtype,
     for (int i = 0; i < rank; i++) {
         int d = order[i];
         if (shape[d] < 0)
-            return POOLGRAD_ERR_SHAPE;
+            return poolgrad_fail(POOLGRAD_ERR_SHAPE, "shape[%d] = %lld is negative", d, (long long)shape[d]);
         t->shape[d] = shape[d];
         t->strides[d] = stride;
         if (!poolgrad_mul_ok(stride, shape[d] > 0 ? shape[d] : 1, &stride) || !poolgrad_mul_ok(numel, shape[d], &numel))
-            return POOLGRAD_ERR_OVERFLOW;
+            return poolgrad_fail(POOLGRAD_ERR_OVERFLOW, "the element count of the shape overflows int64 at dim %d", d);
     }
     t->offset = 0;
     t->storage_numel = numel;
@@ -49,8 +49,11 @@ poolgrad_status poolgrad_tensor_init_contiguous(poolgrad_tensor *t, poolgrad_dty
 poolgrad_status poolgrad_tensor_init_channels_last(poolgrad_tensor *t, poolgrad_dtype dtype, int32_t rank,
                                                    int32_t spatial_dims, const int64_t *shape, void *data)
 {
-    if ((spatial_dims != 2 && spatial_dims != 3) || (rank != spatial_dims + 1 && rank != spatial_dims + 2))
-        return POOLGRAD_ERR_RANK;
+    if (spatial_dims != 2 && spatial_dims != 3)
+        return poolgrad_fail(POOLGRAD_ERR_RANK, "spatial_dims = %d is not 2 or 3", (int)spatial_dims);
+    if (rank != spatial_dims + 1 && rank != spatial_dims + 2)
+        return poolgrad_fail(POOLGRAD_ERR_RANK, "rank = %d is not %d (unbatched) or %d (batched) for %dD pooling", (int)rank,
+                             (int)spatial_dims + 1, (int)spatial_dims + 2, (int)spatial_dims);
     return init_with_order(t, dtype, rank, shape, data, rank - spatial_dims - 1);
 }
 
@@ -69,26 +72,34 @@ bool poolgrad_view_numel(const poolgrad_tensor *t, int64_t *numel)
  * The element range [*lo, *hi] (relative to storage, in elements) a non-empty view reaches,
  * and checks it lies inside [0, storage_numel) and that byte offsets fit.
  */
-poolgrad_status poolgrad_view_reach(const poolgrad_tensor *t, int64_t *lo, int64_t *hi)
+poolgrad_status poolgrad_view_reach(const poolgrad_tensor *t, const char *name, int64_t *lo, int64_t *hi)
 {
-    if (t->offset < 0 || t->storage_numel < 0)
-        return POOLGRAD_ERR_VIEW;
+    if (t->offset < 0)
+        return poolgrad_fail(POOLGRAD_ERR_VIEW, "%s offset = %lld is negative", name, (long long)t->offset);
+    if (t->storage_numel < 0)
+        return poolgrad_fail(POOLGRAD_ERR_VIEW, "%s storage_numel = %lld is negative", name, (long long)t->storage_numel);
     int64_t l = t->offset, h = t->offset;
     for (int d = 0; d < t->rank; d++) {
         int64_t span;
-        if (!poolgrad_mul_ok(t->shape[d] - 1, t->strides[d], &span))
-            return POOLGRAD_ERR_OVERFLOW;
-        if (!poolgrad_add_ok(span < 0 ? l : h, span, span < 0 ? &l : &h))
-            return POOLGRAD_ERR_OVERFLOW;
+        if (!poolgrad_mul_ok(t->shape[d] - 1, t->strides[d], &span) ||
+            !poolgrad_add_ok(span < 0 ? l : h, span, span < 0 ? &l : &h))
+            return poolgrad_fail(POOLGRAD_ERR_OVERFLOW, "%s view: the reach of dim %d (size %lld, stride %lld) overflows int64",
+                                 name, d, (long long)t->shape[d], (long long)t->strides[d]);
     }
     int64_t bytes;
     if (!poolgrad_mul_ok(t->storage_numel, (int64_t)poolgrad_dtype_size(t->dtype), &bytes) ||
         (uint64_t)bytes > (uint64_t)SIZE_MAX / 2)
-        return POOLGRAD_ERR_OVERFLOW;
-    if (l < 0 || h >= t->storage_numel)
-        return POOLGRAD_ERR_VIEW;
+        return poolgrad_fail(POOLGRAD_ERR_OVERFLOW, "%s storage of %lld elements exceeds SIZE_MAX / 2 bytes", name,
+                             (long long)t->storage_numel);
+    if (l < 0)
+        return poolgrad_fail(POOLGRAD_ERR_VIEW, "%s view reaches element %lld, before the start of its storage", name,
+                             (long long)l);
+    if (h >= t->storage_numel)
+        return poolgrad_fail(POOLGRAD_ERR_VIEW, "%s view reaches element %lld of a storage of %lld", name, (long long)h,
+                             (long long)t->storage_numel);
     if (t->storage == NULL)
-        return POOLGRAD_ERR_NULL_POINTER;
+        return poolgrad_fail(POOLGRAD_ERR_NULL_POINTER, "%s storage is NULL for a view of %lld elements", name,
+                             (long long)(h - l + 1));
     *lo = l;
     *hi = h;
     return POOLGRAD_OK;
@@ -132,14 +143,15 @@ bool poolgrad_view_is_one_to_one(const poolgrad_tensor *t)
 }
 
 /* dtype, rank and non-negative dims of a view */
-poolgrad_status poolgrad_check_tensor_basics(const poolgrad_tensor *t)
+poolgrad_status poolgrad_check_tensor_basics(const poolgrad_tensor *t, const char *name)
 {
     if (poolgrad_dtype_size(t->dtype) == 0)
-        return POOLGRAD_ERR_DTYPE;
+        return poolgrad_fail(POOLGRAD_ERR_DTYPE, "%s dtype = %d is not POOLGRAD_F32, POOLGRAD_F16 or POOLGRAD_BF16", name,
+                             (int)t->dtype);
     if (t->rank < 1 || t->rank > POOLGRAD_MAX_RANK)
-        return POOLGRAD_ERR_RANK;
+        return poolgrad_fail(POOLGRAD_ERR_RANK, "%s rank = %d is outside 1..%d", name, (int)t->rank, POOLGRAD_MAX_RANK);
     for (int d = 0; d < t->rank; d++)
         if (t->shape[d] < 0)
-            return POOLGRAD_ERR_SHAPE;
+            return poolgrad_fail(POOLGRAD_ERR_SHAPE, "%s shape[%d] = %lld is negative", name, d, (long long)t->shape[d]);
     return POOLGRAD_OK;
 }

@@ -100,6 +100,13 @@ typedef struct poolgrad_plan poolgrad_plan;
 POOLGRAD_API unsigned poolgrad_version_number(void);
 /** Runtime version string ("MAJOR.MINOR.PATCH"), static storage. Thread-safe. */
 POOLGRAD_API const char *poolgrad_version_string(void);
+/**
+ * What the calling thread's most recent failing poolgrad call found wrong: the argument, the axis, the
+ * expected and actual values, e.g. "padding[1] = 2 exceeds kernel[1] / 2 = 1". Set by every call that
+ * returns an error status, left unchanged by successful calls (like errno); "" before any failure.
+ * Thread-local storage, valid until the thread's next failing call. Never NULL.
+ */
+POOLGRAD_API const char *poolgrad_last_error_message(void);
 /** Human-readable name of a status, static storage, never NULL ("unknown status" for others). */
 POOLGRAD_API const char *poolgrad_status_string(poolgrad_status status);
 /** Size in bytes of one element of dtype, 0 for an unknown dtype. */

@@ -9,6 +9,9 @@
 #include "aclnnop/aclnn_avgpool2d_backward.h"
 #include "aclnnop/aclnn_avgpool3d_backward.h"
 
+/* Record the message (read back by aclGetRecentErrMsg) and return the aclnn status. */
+#define ACLNN_FAIL(status, ...) (poolgrad_fail(POOLGRAD_ERR_PARAM, __VA_ARGS__), (aclnnStatus)(status))
+
 static bool dtype_of(int32_t acl_dtype, poolgrad_dtype *out)
 {
     switch (acl_dtype) {
@@ -101,7 +104,7 @@ static aclnnStatus make_executor(poolgrad_plan *plan, uint64_t *workspaceSize, a
     aclOpExecutor *e = malloc(sizeof *e);
     if (!e) {
         poolgrad_plan_destroy(plan);
-        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+        return ACLNN_FAIL(ACLNN_ERR_INNER_CREATE_EXECUTOR, "cannot allocate an executor");
     }
     e->magic = EXECUTOR_MAGIC;
     e->plan = plan;
@@ -114,8 +117,10 @@ static aclnnStatus plan_native(const poolgrad_params *params, const aclTensor *g
                                uint64_t *workspaceSize, aclOpExecutor **executor)
 {
     poolgrad_tensor go, gi;
-    if (!to_native(gradOutput, &go) || !to_native(gradInput, &gi))
-        return ACLNN_ERR_PARAM_INVALID;
+    if (!to_native(gradOutput, &go))
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "gradOutput cannot be described: its storage dims' product or its strides overflow int64");
+    if (!to_native(gradInput, &gi))
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "gradInput cannot be described: its storage dims' product or its strides overflow int64");
     poolgrad_plan *plan;
     poolgrad_status st = poolgrad_plan_create(params, &go, &gi, &plan);
     if (st != POOLGRAD_OK)
@@ -126,13 +131,14 @@ static aclnnStatus plan_native(const poolgrad_params *params, const aclTensor *g
 static aclnnStatus run_executor(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor)
 {
     if (!executor)
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_NULLPTR, "executor is NULL");
     if (executor->magic != EXECUTOR_MAGIC)
-        return ACLNN_ERR_PARAM_INVALID;
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "executor is not a live aclOpExecutor of this library");
     if (workspaceSize > 0 && !workspace)
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_NULLPTR, "workspace is NULL with workspaceSize = %llu", (unsigned long long)workspaceSize);
     if (workspaceSize < poolgrad_plan_workspace_size(executor->plan))
-        return ACLNN_ERR_PARAM_INVALID;
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "workspaceSize = %llu is smaller than the %zu bytes GetWorkspaceSize asked for",
+                          (unsigned long long)workspaceSize, poolgrad_plan_workspace_size(executor->plan));
     size_t wsz = workspaceSize > SIZE_MAX ? SIZE_MAX : (size_t)workspaceSize;
     poolgrad_status st = poolgrad_execute(executor->plan, workspace, wsz, 0);
     if (st != POOLGRAD_OK)
@@ -151,42 +157,60 @@ aclnnStatus aclnnAvgPool2dBackwardGetWorkspaceSize(const aclTensor *gradOutput, 
 {
     /* 1. pointers */
     if (!gradOutput || !self || !kernelSize || !padding || !gradInput || !workspaceSize || !executor)
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_NULLPTR, "%s is NULL",
+                          !gradOutput ? "gradOutput" : !self ? "self" : !kernelSize ? "kernelSize" : !padding ? "padding"
+                          : !gradInput ? "gradInput" : !workspaceSize ? "workspaceSize" : "executor");
     /* 2. dtypes (self's may differ from the others) */
-    poolgrad_dtype dt_go, dt_self, dt_gi;
-    if (!dtype_of(gradOutput->dtype, &dt_go) || !dtype_of(self->dtype, &dt_self) || !dtype_of(gradInput->dtype, &dt_gi) ||
-        dt_go != dt_gi)
-        return ACLNN_ERR_PARAM_INVALID;
-    /* 3. formats */
     const aclTensor *all[3] = { gradOutput, self, gradInput };
+    static const char *const names[3] = { "gradOutput", "self", "gradInput" };
+    for (int i = 0; i < 3; i++) {
+        poolgrad_dtype dt;
+        if (!dtype_of(all[i]->dtype, &dt))
+            return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "%s dtype %d is not ACL_FLOAT, ACL_FLOAT16 or ACL_BF16", names[i],
+                              (int)all[i]->dtype);
+    }
+    if (gradOutput->dtype != gradInput->dtype)
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "gradOutput dtype %d differs from gradInput dtype %d",
+                          (int)gradOutput->dtype, (int)gradInput->dtype);
+    /* 3. formats */
     for (int i = 0; i < 3; i++)
         if (all[i]->format != ACL_FORMAT_NCHW && all[i]->format != ACL_FORMAT_NCL)
-            return ACLNN_ERR_PARAM_INVALID;
+            return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "%s format %d is not ACL_FORMAT_NCHW or ACL_FORMAT_NCL", names[i],
+                              (int)all[i]->format);
     if (gradOutput->rank == 4 && (gradOutput->format != ACL_FORMAT_NCHW || gradInput->format != ACL_FORMAT_NCHW))
-        return ACLNN_ERR_PARAM_INVALID;
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "a 4-D gradOutput needs gradOutput and gradInput in ACL_FORMAT_NCHW");
     /* 4. ranks, dims, array lengths and values */
     const int64_t rank = gradOutput->rank;
-    if ((rank != 3 && rank != 4) || gradInput->rank != rank || self->rank != rank)
-        return ACLNN_ERR_PARAM_INVALID;
+    if (rank != 3 && rank != 4)
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "gradOutput has %lld dims, not 3 (C, H, W) or 4 (N, C, H, W)", (long long)rank);
+    for (int i = 1; i < 3; i++)
+        if (all[i]->rank != rank)
+            return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "%s has %lld dims, gradOutput %lld", names[i], (long long)all[i]->rank,
+                              (long long)rank);
     for (int i = 0; i < 3; i++)
         if (has_negative_dim(all[i]))
-            return ACLNN_ERR_PARAM_INVALID;
+            return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "%s has a negative dim", names[i]);
     poolgrad_params params;
     memset(&params, 0, sizeof params);
     params.spatial_dims = 2;
     static const int64_t no_fallback[3] = { 0, 0, 0 };
     if (!expand(kernelSize, 2, false, no_fallback, params.kernel))
-        return ACLNN_ERR_PARAM_INVALID;
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "kernelSize has %llu values, not 1 or 2", (unsigned long long)kernelSize->size);
     const aclIntArray empty = { 0 };
-    if (!expand(stride ? stride : &empty, 2, true, params.kernel, params.stride) ||
-        !expand(padding, 2, false, no_fallback, params.padding))
-        return ACLNN_ERR_PARAM_INVALID;
+    if (!expand(stride ? stride : &empty, 2, true, params.kernel, params.stride))
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "stride has %llu values, not 0, 1 or 2", (unsigned long long)stride->size);
+    if (!expand(padding, 2, false, no_fallback, params.padding))
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "padding has %llu values, not 1 or 2", (unsigned long long)padding->size);
     /* 5.-6. kernel/stride/padding values are checked by the planner; cubeMathType here */
     if (cubeMathType < 0 || cubeMathType > 3)
-        return ACLNN_ERR_PARAM_INVALID;
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "cubeMathType = %d is outside 0..3", (int)cubeMathType);
     /* 7. self and gradInput shapes */
-    if (!same_shape(self, gradInput))
-        return ACLNN_ERR_PARAM_INVALID;
+    if (!same_shape(self, gradInput)) {
+        char a[POOLGRAD_DIMS_BUF], b[POOLGRAD_DIMS_BUF];
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "self shape %s differs from gradInput shape %s",
+                          poolgrad_format_dims(a, sizeof a, self->dims, (int)self->rank),
+                          poolgrad_format_dims(b, sizeof b, gradInput->dims, (int)gradInput->rank));
+    }
     /* 8.-9. parameter values, the gradOutput shape, views: the native planner */
     params.ceil_mode = ceilMode;
     params.count_include_pad = countIncludePad;
@@ -210,31 +234,57 @@ aclnnStatus aclnnAvgPool3dBackwardGetWorkspaceSize(const aclTensor *gradOutput, 
 {
     /* 1. pointers: the outputs first */
     if (!workspaceSize || !executor)
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_NULLPTR, "%s is NULL", !workspaceSize ? "workspaceSize" : "executor");
     if (!gradOutput || !self || !kernelSize || !stride || !padding || !output)
-        return ACLNN_ERR_PARAM_NULLPTR;
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_NULLPTR, "%s is NULL",
+                          !gradOutput ? "gradOutput" : !self ? "self" : !kernelSize ? "kernelSize" : !stride ? "stride"
+                          : !padding ? "padding" : "output");
     /* 2. dtypes; poolgrad also requires gradOutput.dtype == output.dtype */
-    poolgrad_dtype dt_go, dt_self, dt_out;
-    if (!dtype_of(gradOutput->dtype, &dt_go) || !dtype_of(self->dtype, &dt_self) || !dtype_of(output->dtype, &dt_out) ||
-        dt_go != dt_out)
-        return ACLNN_ERR_PARAM_INVALID;
+    const aclTensor *all[3] = { gradOutput, self, output };
+    static const char *const names[3] = { "gradOutput", "self", "output" };
+    for (int i = 0; i < 3; i++) {
+        poolgrad_dtype dt;
+        if (!dtype_of(all[i]->dtype, &dt))
+            return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "%s dtype %d is not ACL_FLOAT, ACL_FLOAT16 or ACL_BF16", names[i],
+                              (int)all[i]->dtype);
+    }
+    if (gradOutput->dtype != output->dtype)
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "gradOutput dtype %d differs from output dtype %d", (int)gradOutput->dtype,
+                          (int)output->dtype);
     /* 3. ranks, shapes, array lengths */
     const int64_t rank = gradOutput->rank;
-    if ((rank != 4 && rank != 5) || self->rank != rank || output->rank != rank || !same_shape(self, output))
-        return ACLNN_ERR_PARAM_INVALID;
-    if ((kernelSize->size != 1 && kernelSize->size != 3) || (padding->size != 1 && padding->size != 3) ||
-        (stride->size != 0 && stride->size != 1 && stride->size != 3))
-        return ACLNN_ERR_PARAM_INVALID;
+    if (rank != 4 && rank != 5)
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "gradOutput has %lld dims, not 4 (C, D, H, W) or 5 (N, C, D, H, W)",
+                          (long long)rank);
+    for (int i = 1; i < 3; i++)
+        if (all[i]->rank != rank)
+            return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "%s has %lld dims, gradOutput %lld", names[i], (long long)all[i]->rank,
+                              (long long)rank);
+    if (!same_shape(self, output)) {
+        char a[POOLGRAD_DIMS_BUF], b[POOLGRAD_DIMS_BUF];
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "self shape %s differs from output shape %s",
+                          poolgrad_format_dims(a, sizeof a, self->dims, (int)self->rank),
+                          poolgrad_format_dims(b, sizeof b, output->dims, (int)output->rank));
+    }
+    if (kernelSize->size != 1 && kernelSize->size != 3)
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "kernelSize has %llu values, not 1 or 3", (unsigned long long)kernelSize->size);
+    if (padding->size != 1 && padding->size != 3)
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "padding has %llu values, not 1 or 3", (unsigned long long)padding->size);
+    if (stride->size != 0 && stride->size != 1 && stride->size != 3)
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "stride has %llu values, not 0, 1 or 3", (unsigned long long)stride->size);
     if (has_negative_dim(gradOutput) || has_negative_dim(output))
-        return ACLNN_ERR_PARAM_INVALID;
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "%s has a negative dim", has_negative_dim(gradOutput) ? "gradOutput" : "output");
     /* 4. formats */
-    if (gradOutput->format != output->format || is_private_format(gradOutput->format))
-        return ACLNN_ERR_PARAM_INVALID;
+    if (gradOutput->format != output->format)
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "gradOutput format %d differs from output format %d",
+                          (int)gradOutput->format, (int)output->format);
+    if (is_private_format(gradOutput->format))
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "format %d is a device-only (private) format", (int)gradOutput->format);
     /* 5. empty gradOutput: success before the value checks; output gets +0.0 */
     if (is_empty(gradOutput)) {
         poolgrad_tensor out;
         if (!to_native(output, &out))
-            return ACLNN_ERR_PARAM_INVALID;
+            return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "output cannot be described: its storage dims' product or its strides overflow int64");
         poolgrad_plan *plan;
         poolgrad_status st = poolgrad_plan_create_zero_fill(&out, &plan);
         if (st != POOLGRAD_OK)

@@ -8,12 +8,23 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
                            int64_t offset, aclFormat format, const int64_t *storageDims, uint64_t storageDimsNum,
                            void *tensorData)
 {
-    if ((viewDimsNum > 0 && !viewDims) || (storageDimsNum > 0 && !storageDims) || viewDimsNum > POOLGRAD_ACLNN_MAX_DIMS ||
-        storageDimsNum > POOLGRAD_ACLNN_MAX_DIMS)
+    if ((viewDimsNum > 0 && !viewDims) || (storageDimsNum > 0 && !storageDims)) {
+        poolgrad_fail(POOLGRAD_ERR_NULL_POINTER, "aclCreateTensor: %s is NULL with a count of %llu",
+                      viewDimsNum > 0 && !viewDims ? "viewDims" : "storageDims",
+                      (unsigned long long)(viewDimsNum > 0 && !viewDims ? viewDimsNum : storageDimsNum));
         return NULL;
+    }
+    if (viewDimsNum > POOLGRAD_ACLNN_MAX_DIMS || storageDimsNum > POOLGRAD_ACLNN_MAX_DIMS) {
+        poolgrad_fail(POOLGRAD_ERR_RANK, "aclCreateTensor: %s = %llu exceeds %d", viewDimsNum > POOLGRAD_ACLNN_MAX_DIMS ?
+                      "viewDimsNum" : "storageDimsNum", (unsigned long long)(viewDimsNum > POOLGRAD_ACLNN_MAX_DIMS ?
+                      viewDimsNum : storageDimsNum), POOLGRAD_ACLNN_MAX_DIMS);
+        return NULL;
+    }
     aclTensor *t = calloc(1, sizeof *t);
-    if (!t)
+    if (!t) {
+        poolgrad_fail(POOLGRAD_ERR_OUT_OF_MEMORY, "aclCreateTensor: out of memory");
         return NULL;
+    }
     t->rank = (int64_t)viewDimsNum;
     for (uint64_t i = 0; i < viewDimsNum; i++)
         t->dims[i] = viewDims[i];
@@ -43,11 +54,19 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
 
 aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size)
 {
-    if ((size > 0 && !value) || size > (1u << 20))
+    if (size > 0 && !value) {
+        poolgrad_fail(POOLGRAD_ERR_NULL_POINTER, "aclCreateIntArray: value is NULL with size %llu", (unsigned long long)size);
         return NULL;
+    }
+    if (size > (1u << 20)) {
+        poolgrad_fail(POOLGRAD_ERR_PARAM, "aclCreateIntArray: size %llu exceeds 2^20", (unsigned long long)size);
+        return NULL;
+    }
     aclIntArray *a = malloc(sizeof *a + (size_t)size * sizeof(int64_t));
-    if (!a)
+    if (!a) {
+        poolgrad_fail(POOLGRAD_ERR_OUT_OF_MEMORY, "aclCreateIntArray: out of memory");
         return NULL;
+    }
     a->size = size;
     if (size)
         memcpy(a->values, value, (size_t)size * sizeof(int64_t));
@@ -70,8 +89,10 @@ aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
 {
     if (!executor)
         return ACLNN_SUCCESS;
-    if (executor->magic != EXECUTOR_MAGIC)
+    if (executor->magic != EXECUTOR_MAGIC) {
+        poolgrad_fail(POOLGRAD_ERR_PARAM, "aclDestroyAclOpExecutor: not a live executor of this library");
         return ACLNN_ERR_PARAM_INVALID;
+    }
     executor->magic = 0;
     poolgrad_plan_destroy(executor->plan);
     free(executor);

@@ -80,3 +80,5 @@ aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value)
     *value = 1;
     return ACL_SUCCESS;
 }
+
+const char *aclGetRecentErrMsg(void) { return poolgrad_last_error_message(); }

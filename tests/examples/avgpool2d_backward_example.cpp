@@ -60,12 +60,12 @@ int main()
                                                             /*ceilMode=*/false, /*countIncludePad=*/true,
                                                             /*divisorOverride=*/0, /*cubeMathType=*/1, gradInput,
                                                             &workspaceSize, &executor);
-    CHECK(st == ACLNN_SUCCESS, "GetWorkspaceSize failed: %d\n", st);
+    CHECK(st == ACLNN_SUCCESS, "GetWorkspaceSize failed: %d: %s\n", st, aclGetRecentErrMsg());
     void *workspace = nullptr;
     if (workspaceSize > 0)
         CHECK(aclrtMalloc(&workspace, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS, "workspace\n");
     st = aclnnAvgPool2dBackward(workspace, workspaceSize, executor, stream);
-    CHECK(st == ACLNN_SUCCESS, "aclnnAvgPool2dBackward failed: %d\n", st);
+    CHECK(st == ACLNN_SUCCESS, "aclnnAvgPool2dBackward failed: %d: %s\n", st, aclGetRecentErrMsg());
     CHECK(aclrtSynchronizeStream(stream) == ACL_SUCCESS, "synchronize failed\n");
 
     std::vector<float> out(numel(inShape));

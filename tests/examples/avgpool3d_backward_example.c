@@ -61,12 +61,12 @@ int main(void)
     aclnnStatus st = aclnnAvgPool3dBackwardGetWorkspaceSize(gradOutput, self, kernelSize, stride, padding,
                                                             /*ceilMode=*/false, /*countIncludePad=*/false,
                                                             /*divisorOverride=*/0, output, &workspaceSize, &executor);
-    CHECK(st == ACLNN_SUCCESS, "GetWorkspaceSize failed: %d\n", st);
+    CHECK(st == ACLNN_SUCCESS, "GetWorkspaceSize failed: %d: %s\n", st, aclGetRecentErrMsg());
     void *workspace = NULL;
     if (workspaceSize > 0)
         CHECK(aclrtMalloc(&workspace, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS, "workspace\n");
     st = aclnnAvgPool3dBackward(workspace, workspaceSize, executor, stream);
-    CHECK(st == ACLNN_SUCCESS, "aclnnAvgPool3dBackward failed: %d\n", st);
+    CHECK(st == ACLNN_SUCCESS, "aclnnAvgPool3dBackward failed: %d: %s\n", st, aclGetRecentErrMsg());
     CHECK(aclrtSynchronizeStream(stream) == ACL_SUCCESS, "synchronize failed\n");
     CHECK(aclrtMemcpy(outHost, sizeof outHost, outDev, sizeof outHost, ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS,
           "copy back failed\n");

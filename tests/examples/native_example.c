@@ -18,7 +18,7 @@ int main(void)
     int64_t out_shape[4];
     poolgrad_status st = poolgrad_output_shape(&params, 4, in_shape, out_shape);
     if (st != POOLGRAD_OK) {
-        printf("output_shape: %s\n", poolgrad_status_string(st));
+        printf("output_shape: %s: %s\n", poolgrad_status_string(st), poolgrad_last_error_message());
         return 1;
     }
     int64_t go_n = out_shape[0] * out_shape[1] * out_shape[2] * out_shape[3];
@@ -36,7 +36,7 @@ int main(void)
     poolgrad_plan *plan = NULL;
     st = poolgrad_plan_create(&params, &t_go, &t_gi, &plan);
     if (st != POOLGRAD_OK) {
-        printf("plan: %s\n", poolgrad_status_string(st));
+        printf("plan: %s: %s\n", poolgrad_status_string(st), poolgrad_last_error_message());
         return 1;
     }
     size_t ws_size = poolgrad_plan_workspace_size(plan);

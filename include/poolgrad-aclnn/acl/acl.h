@@ -64,6 +64,12 @@ POOLGRAD_ACLNN_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t v
  * so aclrtGetSysParamOpt reports 1 for it. Other options: ACL_ERROR_INVALID_PARAM.
  */
 POOLGRAD_ACLNN_API aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+/**
+ * What the calling thread's most recent failing aclnn or aclCreate* call found wrong (the argument, the
+ * axis, expected vs actual), as CANN's aclGetRecentErrMsg; the same text as poolgrad_last_error_message().
+ * Thread-local, never NULL ("" before any failure).
+ */
+POOLGRAD_ACLNN_API const char *aclGetRecentErrMsg(void);
 POOLGRAD_ACLNN_API aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
 
 #ifdef __cplusplus
