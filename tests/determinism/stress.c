@@ -474,6 +474,7 @@ static void free_problem(problem *p)
 typedef struct stats {
     long long comparisons, problems, ref_nan, ref_inf, ref_sub, ref_zero, ref_elems;
     long long per_kernel[NKERNELS];
+    uint64_t digest; /* FNV-1a of every reference storage: equal on every machine for one seed and count */
     int failures;
 } stats;
 
@@ -772,6 +773,7 @@ int main(void)
 
     stats st;
     memset(&st, 0, sizeof st);
+    st.digest = 0xcbf29ce484222325ull;
     const double t0 = now_seconds();
     int failed_groups = 0;
     for (int g = 0; g < ngroups; g++) {
@@ -792,6 +794,9 @@ int main(void)
             p.index = c;
             pgt_rng run_rng = { pgt_next(&gen) };
             check_nans(&st, &p, &p.ref.buf, "poolgrad_reference", 1, &st);
+            const size_t ref_bytes = ((size_t)p.ref.buf.numel + 2 * PGT_GUARD) * p.ref.buf.es;
+            for (size_t i = 0; i < ref_bytes; i++)
+                st.digest = (st.digest ^ p.ref.buf.raw[i]) * 0x100000001b3ull;
             if (!pgt_guards_intact(&p.ref.buf))
                 report_failure(&st, &p, "poolgrad_reference", 1, "reference wrote a guard zone");
             if (check_kernels(&run_rng, &p, &st))
@@ -822,6 +827,8 @@ int main(void)
     printf("# problems per kernel:%s\n", per);
     printf("# reference outputs: %lld elements, %lld NaN (all canonical), %lld inf, %lld subnormal, %lld zero\n",
            st.ref_elems, st.ref_nan, st.ref_inf, st.ref_sub, st.ref_zero);
+    printf("# reference digest 0x%016llx (seed 0x%llx, %d problems: the same on every machine)\n",
+           (unsigned long long)st.digest, (unsigned long long)g_seed, g_cases);
     if (st.failures)
         printf("# %d failures (first 5 shown); replay with POOLGRAD_TEST_SEED=0x%llx POOLGRAD_STRESS_CASES=%d\n",
                st.failures, (unsigned long long)g_seed, g_cases);
