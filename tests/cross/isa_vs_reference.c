@@ -80,6 +80,12 @@ int main(int argc, char **argv)
     const int cases = argc > 1 ? atoi(argv[1]) : 300;
     pgt_rng r = { pgt_seed("isa_vs_reference", 0x15AC0DE) };
     printf("# best ISA: %s\n", poolgrad_isa_name(poolgrad_active_isa()));
+    /* the CPU's ISA as dispatch detects it (POOLGRAD_ISA unset; check_case unsets it anyway), which must
+     * be POOLGRAD_EXPECT_ISA when set: proves cpuid-driven selection under qemu's CPU models */
+    unsetenv("POOLGRAD_ISA");
+    const char *detected = poolgrad_isa_name(poolgrad_active_isa());
+    const char *expect = getenv("POOLGRAD_EXPECT_ISA");
+    const bool isa_ok = !expect || !*expect || strcmp(expect, detected) == 0;
     int done = 0, failed = 0;
     while (done < cases) {
         int res = check_case(&r, done + 1);
@@ -88,6 +94,8 @@ int main(int argc, char **argv)
         done++;
         failed += res == 0;
     }
-    printf("1..%d\n", done);
-    return failed ? 1 : 0;
+    printf("%s %d - detected ISA %s (POOLGRAD_ISA unset)%s%s\n", isa_ok ? "ok" : "not ok", done + 1, detected,
+           expect && *expect ? ", POOLGRAD_EXPECT_ISA=" : "", expect && *expect ? expect : "");
+    printf("1..%d\n", done + 1);
+    return failed || !isa_ok ? 1 : 0;
 }
