@@ -1,11 +1,11 @@
 /*
- * Huge tensors (issue 5, item 7): a bf16 gradInput of more than 2^31 elements (4 GiB + 4 MiB), so
+ * Huge tensors: a bf16 gradInput of more than 2^31 elements (4 GiB + 4 MiB), so
  * element indices pass 2^31 and byte offsets pass 2^32. k = s = 2, no padding: every element gets
  * gradOutput[n, c, h/2, w/2] / 4, which is exact in bf16 for the values used. Checks a sample
  * (random, the last channel, around the 2^31 and 2^32 element boundaries) against that formula.
  * Runs the dispatched kernel, then the scalar reference. Suite 'slow'. Uses every core (num_threads 0).
  */
-#include "hard_common.h"
+#include "base_problem.h"
 
 #include <time.h>
 

@@ -1,6 +1,6 @@
 /* aclnn-front helpers for the unit tests: dense tensor creation and a plan + execute runner. */
-#ifndef POOLGRAD_TESTS_UNIT_ACLNN_H
-#define POOLGRAD_TESTS_UNIT_ACLNN_H
+#ifndef POOLGRAD_TESTS_ACLNN_RUNNER_H
+#define POOLGRAD_TESTS_ACLNN_RUNNER_H
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,32 +9,32 @@
 #include "aclnnop/aclnn_avgpool2d_backward.h"
 #include "aclnnop/aclnn_avgpool3d_backward.h"
 
-static inline aclDataType ut_acl_dtype(poolgrad_dtype dt)
+static inline aclDataType pgt_acl_dtype(poolgrad_dtype dt)
 {
     return dt == POOLGRAD_F32 ? ACL_FLOAT : dt == POOLGRAD_F16 ? ACL_FLOAT16 : ACL_BF16;
 }
 
 /* Dense row-major tensor over data (storage dims = view dims). */
-static inline aclTensor *ut_acl_dense(const int64_t *dims, int rank, aclDataType dt, aclFormat fmt, void *data)
+static inline aclTensor *pgt_acl_dense(const int64_t *dims, int rank, aclDataType dt, aclFormat fmt, void *data)
 {
     return aclCreateTensor(dims, (uint64_t)rank, dt, NULL, 0, fmt, dims, (uint64_t)rank, data);
 }
 
-typedef struct ut_acl_result {
+typedef struct pgt_acl_result {
     aclnnStatus plan;    /* GetWorkspaceSize */
     aclnnStatus exec;    /* execute (only if plan succeeded; else -1) */
     uint64_t workspace;  /* the planned workspace size */
-} ut_acl_result;
+} pgt_acl_result;
 
 /*
  * Plan and run one operator (sd = 2 or 3). stride may be NULL (2D: = kernel; 3D: a NULL-pointer error).
  * On a successful plan the workspace is allocated and the executor is run (which consumes it).
  */
-static inline ut_acl_result ut_acl_run(int sd, const aclTensor *go, const aclTensor *self, aclTensor *gi,
+static inline pgt_acl_result pgt_acl_run(int sd, const aclTensor *go, const aclTensor *self, aclTensor *gi,
                                        const aclIntArray *k, const aclIntArray *s, const aclIntArray *p, bool ceil_mode,
                                        bool cip, int64_t div, int8_t cube)
 {
-    ut_acl_result r = { -1, -1, 0 };
+    pgt_acl_result r = { -1, -1, 0 };
     aclOpExecutor *ex = NULL;
     if (sd == 2)
         r.plan = aclnnAvgPool2dBackwardGetWorkspaceSize(go, self, k, s, p, ceil_mode, cip, div, cube, gi, &r.workspace,
@@ -58,14 +58,14 @@ static inline ut_acl_result ut_acl_run(int sd, const aclTensor *go, const aclTen
 }
 
 /* Same with plain arrays (nk/ns/np lengths; ns < 0: stride NULL). */
-static inline ut_acl_result ut_acl_run_arrays(int sd, const aclTensor *go, const aclTensor *self, aclTensor *gi,
+static inline pgt_acl_result pgt_acl_run_arrays(int sd, const aclTensor *go, const aclTensor *self, aclTensor *gi,
                                               const int64_t *k, int nk, const int64_t *s, int ns, const int64_t *p,
                                               int np, bool ceil_mode, bool cip, int64_t div, int8_t cube)
 {
     aclIntArray *ka = aclCreateIntArray(k, (uint64_t)nk);
     aclIntArray *sa = ns < 0 ? NULL : aclCreateIntArray(s, (uint64_t)ns);
     aclIntArray *pa = aclCreateIntArray(p, (uint64_t)np);
-    ut_acl_result r = ut_acl_run(sd, go, self, gi, ka, sa, pa, ceil_mode, cip, div, cube);
+    pgt_acl_result r = pgt_acl_run(sd, go, self, gi, ka, sa, pa, ceil_mode, cip, div, cube);
     aclDestroyIntArray(ka);
     aclDestroyIntArray(sa);
     aclDestroyIntArray(pa);

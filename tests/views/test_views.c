@@ -1,10 +1,10 @@
 /*
- * Strided views computed exactly (issue 5, item 2): negative strides, permuted dims, gaps and
+ * Strided views computed exactly: negative strides, permuted dims, gaps and
  * channels-last, on gradInput and gradOutput, under every ISA cap. Each result is compared bit for
  * bit against the same problem on dense tensors under the scalar reference, and every storage
  * element outside gradInput's view must keep its sentinel.
  */
-#include "hard_common.h"
+#include "base_problem.h"
 
 typedef struct view_spec {
     int perm[POOLGRAD_MAX_RANK]; /* memory order, innermost first */

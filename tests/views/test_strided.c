@@ -11,8 +11,8 @@
 #include <criterion/parameterized.h>
 
 #include "testutil.h"
-#include "unit_aclnn.h"
-#include "unit_common.h"
+#include "aclnn_runner.h"
+#include "oracle.h"
 
 enum { K_DENSE, K_CHANNELS_LAST, K_PERMUTED_GAPPED, K_GAPPED_OFFSET, K_REVERSED, K_BROADCAST, K_COUNT };
 static const char *const kind_name[K_COUNT] = { "dense", "channels-last", "permuted+gapped", "gapped+offset",
@@ -134,7 +134,7 @@ ParameterizedTest(sparam *sp, strided, random_views, .timeout = 60)
         const int rank = sd + (pgt_range(&rng, 0, 2) ? 2 : 1);
         int64_t ishape[5], oshape[5];
         poolgrad_params pa;
-        ut_problem u;
+        pgt_problem u;
         for (;;) {
             int i = 0;
             if (rank == sd + 2)
@@ -149,8 +149,8 @@ ParameterizedTest(sparam *sp, strided, random_views, .timeout = 60)
                 p[a] = pgt_range(&rng, 0, k[a] / 2);
             }
             int64_t div = pgt_range(&rng, 0, 5) == 0 ? pgt_range(&rng, -5, 5) : 0;
-            pa = ut_params(sd, k, s, p, pgt_range(&rng, 0, 1), pgt_range(&rng, 0, 1), div);
-            u = ut_problem_make(&pa, rank, ishape);
+            pa = pgt_params_axes(sd, k, s, p, pgt_range(&rng, 0, 1), pgt_range(&rng, 0, 1), div);
+            u = pgt_problem_make(&pa, rank, ishape);
             if (u.out[0] >= 1 && u.out[1] >= 1 && u.out[2] >= 1)
                 break;
         }
@@ -196,11 +196,11 @@ ParameterizedTest(sparam *sp, strided, random_views, .timeout = 60)
                              poolgrad_status_string(st));
             } else {
                 aclFormat fmt = sd == 3 ? ACL_FORMAT_NCDHW : rank == 4 ? ACL_FORMAT_NCHW : ACL_FORMAT_NCL;
-                aclTensor *ago = aclCreateTensor(vgo.shape, (uint64_t)rank, ut_acl_dtype(dt), vgo.strides, vgo.offset,
+                aclTensor *ago = aclCreateTensor(vgo.shape, (uint64_t)rank, pgt_acl_dtype(dt), vgo.strides, vgo.offset,
                                                  fmt, &vgo.storage_numel, 1, sgo.data);
-                aclTensor *agi = aclCreateTensor(vgi.shape, (uint64_t)rank, ut_acl_dtype(dt), vgi.strides, vgi.offset,
+                aclTensor *agi = aclCreateTensor(vgi.shape, (uint64_t)rank, pgt_acl_dtype(dt), vgi.strides, vgi.offset,
                                                  fmt, &vgi.storage_numel, 1, sgi.data);
-                ut_acl_result r = ut_acl_run_arrays(sd, ago, agi, agi, pa.kernel, sd, pa.stride, sd, pa.padding, sd,
+                pgt_acl_result r = pgt_acl_run_arrays(sd, ago, agi, agi, pa.kernel, sd, pa.stride, sd, pa.padding, sd,
                                                     pa.ceil_mode, pa.count_include_pad, pa.divisor_override, 0);
                 cr_assert(r.plan == ACLNN_SUCCESS && r.exec == ACLNN_SUCCESS, "aclnn %s/%s: plan %d exec %d",
                           kind_name[go_kind], kind_name[gi_kind], r.plan, r.exec);
@@ -214,8 +214,8 @@ ParameterizedTest(sparam *sp, strided, random_views, .timeout = 60)
             for (int64_t i = 0; i < ni; i++) {
                 int64_t off = elem_offset(&vgi, i);
                 in_view[off] = true;
-                uint32_t got = ut_bits_at(dt, sgi.data, off), want = ut_bits_at(dt, ref.data, i);
-                bool both_nan = isnan(ut_decode(dt, sgi.data, off)) && isnan(ut_decode(dt, ref.data, i));
+                uint32_t got = pgt_bits_at(dt, sgi.data, off), want = pgt_bits_at(dt, ref.data, i);
+                bool both_nan = isnan(pgt_decode(dt, sgi.data, off)) && isnan(pgt_decode(dt, ref.data, i));
                 cr_assert(got == want || both_nan,
                           "%s gradInput %s (gradOutput %s), element %" PRId64 ": 0x%x, contiguous 0x%x",
                           api ? "aclnn" : "native", kind_name[gi_kind], kind_name[go_kind], i, got, want);

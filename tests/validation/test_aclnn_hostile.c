@@ -1,13 +1,13 @@
 /*
  * Hostile arguments to the aclnn front: each case asserts its exact aclnnStatus (161001 / 161002),
- * plus executor misuse (issue 5, items 1-3).
+ * plus executor misuse.
  */
 #include <limits.h>
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_avgpool2d_backward.h"
 #include "aclnnop/aclnn_avgpool3d_backward.h"
-#include "hard_common.h"
+#include "base_problem.h"
 
 #define NULLPTR ACLNN_ERR_PARAM_NULLPTR
 #define INVALID ACLNN_ERR_PARAM_INVALID

@@ -3,15 +3,15 @@
  *  - f16/bf16 decoders (ldexp based) and a double -> f16/bf16 round-to-nearest-even oracle,
  *  - the pooling geometry of docs/SEMANTICS.md section 3 (output sizes, window extents, divisors),
  *  - three oracles on dense row-major N,C,D,H,W data (a 2D problem is D = 1 with kD = sD = 1, pD = 0):
- *      ut_scatter_f32   the golden numerics emulated as a scatter over windows in ascending
+ *      pgt_scatter_f32   the golden numerics emulated as a scatter over windows in ascending
  *                       (od, oh, ow) order with f32 accumulation (bit-exact by construction),
- *      ut_scatter_f64   the same scatter in double, plus the per-element error bound of f32 accumulation,
- *      ut_forward_f64   the forward average pooling in double (for the adjoint identity),
+ *      pgt_scatter_f64   the same scatter in double, plus the per-element error bound of f32 accumulation,
+ *      pgt_forward_f64   the forward average pooling in double (for the adjoint identity),
  *  - an aclnn runner (GetWorkspaceSize + execute) for both operators.
  * Header-only; each test program is one translation unit.
  */
-#ifndef POOLGRAD_TESTS_UNIT_COMMON_H
-#define POOLGRAD_TESTS_UNIT_COMMON_H
+#ifndef POOLGRAD_TESTS_ORACLE_H
+#define POOLGRAD_TESTS_ORACLE_H
 
 #include <math.h>
 #include <stdbool.h>
@@ -23,14 +23,14 @@
 
 /* ------------------------------------------------------------------ independent conversions */
 
-static inline uint32_t ut_f32_bits(float f)
+static inline uint32_t pgt_f32_bits(float f)
 {
     uint32_t u;
     memcpy(&u, &f, 4);
     return u;
 }
 
-static inline float ut_bits_f32(uint32_t u)
+static inline float pgt_bits_f32(uint32_t u)
 {
     float f;
     memcpy(&f, &u, 4);
@@ -38,7 +38,7 @@ static inline float ut_bits_f32(uint32_t u)
 }
 
 /* Exact value of binary16 bits: sign * (2^10 + m) * 2^(e - 25), subnormals m * 2^-24. */
-static inline double ut_f16_decode(uint16_t h)
+static inline double pgt_f16_decode(uint16_t h)
 {
     int e = (h >> 10) & 0x1f, m = h & 0x3ff;
     double s = (h & 0x8000) ? -1.0 : 1.0;
@@ -50,7 +50,7 @@ static inline double ut_f16_decode(uint16_t h)
 }
 
 /* Exact value of bfloat16 bits: sign * (2^7 + m) * 2^(e - 134), subnormals m * 2^-133. */
-static inline double ut_bf16_decode(uint16_t b)
+static inline double pgt_bf16_decode(uint16_t b)
 {
     int e = (b >> 7) & 0xff, m = b & 0x7f;
     double s = (b & 0x8000) ? -1.0 : 1.0;
@@ -66,7 +66,7 @@ static inline double ut_bf16_decode(uint16_t b)
  * (mant_bits 7, emin -126) value, ties to even, overflow to inf. NaN gives the canonical quiet NaN.
  * Works on the value: quantum q = 2^(floor(log2|x|) - mant_bits), at least the subnormal quantum.
  */
-static inline uint16_t ut_round_half(double x, bool bf16)
+static inline uint16_t pgt_round_half(double x, bool bf16)
 {
     const int mb = bf16 ? 7 : 10, emin = bf16 ? -126 : -14, ebits_bias = bf16 ? 127 : 15;
     const uint16_t inf = bf16 ? 0x7f80 : 0x7c00, qnan = bf16 ? 0x7fc0 : 0x7e00;
@@ -101,16 +101,16 @@ static inline uint16_t ut_round_half(double x, bool bf16)
     return (uint16_t)(sign | (E << mb) | M);
 }
 
-static inline double ut_decode(poolgrad_dtype dt, const void *base, int64_t i)
+static inline double pgt_decode(poolgrad_dtype dt, const void *base, int64_t i)
 {
     if (dt == POOLGRAD_F32)
         return ((const float *)base)[i];
     uint16_t h = ((const uint16_t *)base)[i];
-    return dt == POOLGRAD_F16 ? ut_f16_decode(h) : ut_bf16_decode(h);
+    return dt == POOLGRAD_F16 ? pgt_f16_decode(h) : pgt_bf16_decode(h);
 }
 
 /* Bits of element i as an integer (f32: 32 bits, halves: 16 bits). */
-static inline uint32_t ut_bits_at(poolgrad_dtype dt, const void *base, int64_t i)
+static inline uint32_t pgt_bits_at(poolgrad_dtype dt, const void *base, int64_t i)
 {
     if (dt == POOLGRAD_F32) {
         uint32_t u;
@@ -121,7 +121,7 @@ static inline uint32_t ut_bits_at(poolgrad_dtype dt, const void *base, int64_t i
 }
 
 /* Distance in ULPs between two finite encodings of the same width (sign-magnitude -> integer line). */
-static inline int64_t ut_ulp_diff(uint32_t a, uint32_t b, int width)
+static inline int64_t pgt_ulp_diff(uint32_t a, uint32_t b, int width)
 {
     uint32_t smask = width == 32 ? 0x80000000u : 0x8000u;
     int64_t ia = (a & smask) ? -(int64_t)(a & ~smask) : (int64_t)a;
@@ -130,17 +130,17 @@ static inline int64_t ut_ulp_diff(uint32_t a, uint32_t b, int width)
 }
 
 /* Store an f32 accumulator into dtype with one rounding (the independent oracle). */
-static inline void ut_store_rounded(poolgrad_dtype dt, void *base, int64_t i, float v)
+static inline void pgt_store_rounded(poolgrad_dtype dt, void *base, int64_t i, float v)
 {
     if (dt == POOLGRAD_F32)
         ((float *)base)[i] = v;
     else
-        ((uint16_t *)base)[i] = ut_round_half((double)v, dt == POOLGRAD_BF16);
+        ((uint16_t *)base)[i] = pgt_round_half((double)v, dt == POOLGRAD_BF16);
 }
 
 /* ------------------------------------------------------------------ geometry (docs/SEMANTICS.md section 3) */
 
-static inline int64_t ut_out_size(int64_t in, int64_t k, int64_t s, int64_t p, bool ceil_mode)
+static inline int64_t pgt_out_size(int64_t in, int64_t k, int64_t s, int64_t p, bool ceil_mode)
 {
     int64_t o = (in + 2 * p - k + (ceil_mode ? s - 1 : 0)) / s + 1;
     if (ceil_mode && (o - 1) * s >= in + p)
@@ -148,18 +148,18 @@ static inline int64_t ut_out_size(int64_t in, int64_t k, int64_t s, int64_t p, b
     return o;
 }
 
-typedef struct ut_problem {
+typedef struct pgt_problem {
     int64_t n, c;
     int64_t in[3], out[3]; /* D, H, W */
     int64_t k[3], s[3], p[3];
     bool ceil_mode, cip;
     int64_t div;
-} ut_problem;
+} pgt_problem;
 
 /* Build from native params and an input shape of rank sd+1 or sd+2. */
-static inline ut_problem ut_problem_make(const poolgrad_params *pa, int rank, const int64_t *shape)
+static inline pgt_problem pgt_problem_make(const poolgrad_params *pa, int rank, const int64_t *shape)
 {
-    ut_problem u;
+    pgt_problem u;
     memset(&u, 0, sizeof u);
     int sd = pa->spatial_dims, lead = rank - sd;
     u.n = lead == 2 ? shape[0] : 1;
@@ -176,7 +176,7 @@ static inline ut_problem ut_problem_make(const poolgrad_params *pa, int rank, co
             u.s[a] = pa->stride[src];
             u.p[a] = pa->padding[src];
         }
-        u.out[a] = ut_out_size(u.in[a], u.k[a], u.s[a], u.p[a], pa->ceil_mode);
+        u.out[a] = pgt_out_size(u.in[a], u.k[a], u.s[a], u.p[a], pa->ceil_mode);
     }
     u.ceil_mode = pa->ceil_mode;
     u.cip = pa->count_include_pad;
@@ -184,8 +184,8 @@ static inline ut_problem ut_problem_make(const poolgrad_params *pa, int rank, co
     return u;
 }
 
-static inline int64_t ut_in_numel(const ut_problem *u) { return u->n * u->c * u->in[0] * u->in[1] * u->in[2]; }
-static inline int64_t ut_out_numel(const ut_problem *u)
+static inline int64_t pgt_in_numel(const pgt_problem *u) { return u->n * u->c * u->in[0] * u->in[1] * u->in[2]; }
+static inline int64_t pgt_out_numel(const pgt_problem *u)
 {
     if (u->out[0] <= 0 || u->out[1] <= 0 || u->out[2] <= 0)
         return 0;
@@ -193,7 +193,7 @@ static inline int64_t ut_out_numel(const ut_problem *u)
 }
 
 /* Window o on axis a: clipped [lo, hi) and its divisor factor. */
-static inline void ut_window(const ut_problem *u, int a, int64_t o, int64_t *lo, int64_t *hi, int64_t *pool)
+static inline void pgt_window(const pgt_problem *u, int a, int64_t o, int64_t *lo, int64_t *hi, int64_t *pool)
 {
     int64_t start = o * u->s[a] - u->p[a];
     int64_t end = start + u->k[a];
@@ -204,27 +204,27 @@ static inline void ut_window(const ut_problem *u, int a, int64_t o, int64_t *lo,
     *hi = end < u->in[a] ? end : u->in[a];
 }
 
-static inline int64_t ut_divisor(const ut_problem *u, const int64_t o[3])
+static inline int64_t pgt_divisor(const pgt_problem *u, const int64_t o[3])
 {
     if (u->div != 0)
         return u->div;
     int64_t prod = 1;
     for (int a = 0; a < 3; a++) {
         int64_t lo, hi, pool;
-        ut_window(u, a, o[a], &lo, &hi, &pool);
+        pgt_window(u, a, o[a], &lo, &hi, &pool);
         prod *= u->cip ? pool : hi - lo;
     }
     return prod;
 }
 
-#define UT_FOR_WINDOWS(u, nc, od, oh, ow)                                                                       \
+#define PGT_FOR_WINDOWS(u, nc, od, oh, ow)                                                                       \
     for (int64_t nc = 0; nc < (u)->n * (u)->c; nc++)                                                         \
         for (int64_t od = 0; od < (u)->out[0]; od++)                                                         \
             for (int64_t oh = 0; oh < (u)->out[1]; oh++)                                                     \
                 for (int64_t ow = 0; ow < (u)->out[2]; ow++)
 
-#define UT_GO_INDEX(u, nc, od, oh, ow) ((((nc) * (u)->out[0] + (od)) * (u)->out[1] + (oh)) * (u)->out[2] + (ow))
-#define UT_GI_INDEX(u, nc, d, h, w) ((((nc) * (u)->in[0] + (d)) * (u)->in[1] + (h)) * (u)->in[2] + (w))
+#define PGT_GO_INDEX(u, nc, od, oh, ow) ((((nc) * (u)->out[0] + (od)) * (u)->out[1] + (oh)) * (u)->out[2] + (ow))
+#define PGT_GI_INDEX(u, nc, d, h, w) ((((nc) * (u)->in[0] + (d)) * (u)->in[1] + (h)) * (u)->in[2] + (w))
 
 /*
  * Golden numerics emulated by scattering: for every window in ascending (od, oh, ow) order add
@@ -232,29 +232,29 @@ static inline int64_t ut_divisor(const ut_problem *u, const int64_t o[3])
  * round once into dtype. Each element thus sees exactly the additions of docs/SEMANTICS.md section 4 in
  * the same order, so this is bit-exact. go/gi are dense row-major in dtype.
  */
-static inline void ut_scatter_f32(const ut_problem *u, poolgrad_dtype dt, const void *go, void *gi)
+static inline void pgt_scatter_f32(const pgt_problem *u, poolgrad_dtype dt, const void *go, void *gi)
 {
-    int64_t ni = ut_in_numel(u);
+    int64_t ni = pgt_in_numel(u);
     float *acc = malloc((size_t)(ni > 0 ? ni : 1) * sizeof *acc);
     for (int64_t i = 0; i < ni; i++)
         acc[i] = +0.0f;
-    UT_FOR_WINDOWS(u, nc, od, oh, ow)
+    PGT_FOR_WINDOWS(u, nc, od, oh, ow)
     {
         const int64_t o[3] = { od, oh, ow };
         int64_t lo[3], hi[3], pool;
         for (int a = 0; a < 3; a++)
-            ut_window(u, a, o[a], &lo[a], &hi[a], &pool);
-        float g = (float)ut_decode(dt, go, UT_GO_INDEX(u, nc, od, oh, ow));
-        float t = g / (float)ut_divisor(u, o);
+            pgt_window(u, a, o[a], &lo[a], &hi[a], &pool);
+        float g = (float)pgt_decode(dt, go, PGT_GO_INDEX(u, nc, od, oh, ow));
+        float t = g / (float)pgt_divisor(u, o);
         for (int64_t d = lo[0]; d < hi[0]; d++)
             for (int64_t h = lo[1]; h < hi[1]; h++)
                 for (int64_t w = lo[2]; w < hi[2]; w++) {
-                    float *x = &acc[UT_GI_INDEX(u, nc, d, h, w)];
+                    float *x = &acc[PGT_GI_INDEX(u, nc, d, h, w)];
                     *x = *x + t;
                 }
     }
     for (int64_t i = 0; i < ni; i++)
-        ut_store_rounded(dt, gi, i, acc[i]);
+        pgt_store_rounded(dt, gi, i, acc[i]);
     free(acc);
 }
 
@@ -263,26 +263,26 @@ static inline void ut_scatter_f32(const ut_problem *u, poolgrad_dtype dt, const 
  * |g/divisor| (mag[]) and the number of terms (terms[]). For finite inputs of moderate size the
  * double result is the exact real sum up to ~2^-50 relative, negligible against f32 errors.
  */
-static inline void ut_scatter_f64(const ut_problem *u, poolgrad_dtype dt, const void *go, double *exact, double *mag,
+static inline void pgt_scatter_f64(const pgt_problem *u, poolgrad_dtype dt, const void *go, double *exact, double *mag,
                                   int64_t *terms)
 {
-    int64_t ni = ut_in_numel(u);
+    int64_t ni = pgt_in_numel(u);
     for (int64_t i = 0; i < ni; i++) {
         exact[i] = 0.0;
         mag[i] = 0.0;
         terms[i] = 0;
     }
-    UT_FOR_WINDOWS(u, nc, od, oh, ow)
+    PGT_FOR_WINDOWS(u, nc, od, oh, ow)
     {
         const int64_t o[3] = { od, oh, ow };
         int64_t lo[3], hi[3], pool;
         for (int a = 0; a < 3; a++)
-            ut_window(u, a, o[a], &lo[a], &hi[a], &pool);
-        double t = ut_decode(dt, go, UT_GO_INDEX(u, nc, od, oh, ow)) / (double)ut_divisor(u, o);
+            pgt_window(u, a, o[a], &lo[a], &hi[a], &pool);
+        double t = pgt_decode(dt, go, PGT_GO_INDEX(u, nc, od, oh, ow)) / (double)pgt_divisor(u, o);
         for (int64_t d = lo[0]; d < hi[0]; d++)
             for (int64_t h = lo[1]; h < hi[1]; h++)
                 for (int64_t w = lo[2]; w < hi[2]; w++) {
-                    int64_t i = UT_GI_INDEX(u, nc, d, h, w);
+                    int64_t i = PGT_GI_INDEX(u, nc, d, h, w);
                     exact[i] += t;
                     mag[i] += fabs(t);
                     terms[i]++;
@@ -291,26 +291,26 @@ static inline void ut_scatter_f64(const ut_problem *u, poolgrad_dtype dt, const 
 }
 
 /* Forward average pooling in double: y[o] = sum over the clipped window of x / divisor(o). */
-static inline void ut_forward_f64(const ut_problem *u, const double *x, double *y)
+static inline void pgt_forward_f64(const pgt_problem *u, const double *x, double *y)
 {
-    UT_FOR_WINDOWS(u, nc, od, oh, ow)
+    PGT_FOR_WINDOWS(u, nc, od, oh, ow)
     {
         const int64_t o[3] = { od, oh, ow };
         int64_t lo[3], hi[3], pool;
         for (int a = 0; a < 3; a++)
-            ut_window(u, a, o[a], &lo[a], &hi[a], &pool);
+            pgt_window(u, a, o[a], &lo[a], &hi[a], &pool);
         double s = 0.0;
         for (int64_t d = lo[0]; d < hi[0]; d++)
             for (int64_t h = lo[1]; h < hi[1]; h++)
                 for (int64_t w = lo[2]; w < hi[2]; w++)
-                    s += x[UT_GI_INDEX(u, nc, d, h, w)];
-        y[UT_GO_INDEX(u, nc, od, oh, ow)] = s / (double)ut_divisor(u, o);
+                    s += x[PGT_GI_INDEX(u, nc, d, h, w)];
+        y[PGT_GO_INDEX(u, nc, od, oh, ow)] = s / (double)pgt_divisor(u, o);
     }
 }
 
 /* ------------------------------------------------------------------ native helpers */
 
-static inline poolgrad_params ut_params(int sd, const int64_t *k, const int64_t *s, const int64_t *p, bool ceil_mode,
+static inline poolgrad_params pgt_params_axes(int sd, const int64_t *k, const int64_t *s, const int64_t *p, bool ceil_mode,
                                         bool cip, int64_t div)
 {
     poolgrad_params pa;

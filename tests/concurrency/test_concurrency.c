@@ -1,5 +1,5 @@
 /*
- * Concurrency (issue 5, item 4): many threads plan and execute at once through both APIs, each on
+ * Concurrency: many threads plan and execute at once through both APIs, each on
  * its own problems, and every result must equal the single-threaded computation bit for bit
  * (byte for byte: every stored NaN is canonical).
  * Expected results are computed on the main thread first (same library, same dispatch), then the
@@ -10,7 +10,7 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_avgpool2d_backward.h"
 #include "aclnnop/aclnn_avgpool3d_backward.h"
-#include "hard_common.h"
+#include "base_problem.h"
 
 #define THREADS 12
 #define PER_THREAD 32

@@ -10,11 +10,11 @@
 #include <criterion/criterion.h>
 
 #include "testutil.h"
-#include "unit_aclnn.h"
-#include "unit_common.h"
+#include "aclnn_runner.h"
+#include "oracle.h"
 
-#ifndef UNIT_SOURCE_DIR
-#error "UNIT_SOURCE_DIR must point at tests/unit"
+#ifndef PGT_SOURCE_DIR
+#error "PGT_SOURCE_DIR must point at tests/numerics"
 #endif
 
 typedef struct tcase {
@@ -36,7 +36,7 @@ static int64_t ncases;
 
 static void load(void)
 {
-    const char *path = UNIT_SOURCE_DIR "/torch/vectors.bin";
+    const char *path = PGT_SOURCE_DIR "/torch/vectors.bin";
     FILE *f = fopen(path, "rb");
     cr_assert_not_null(f, "cannot open %s", path);
     fseek(f, 0, SEEK_END);
@@ -102,7 +102,7 @@ static void load(void)
 
 static poolgrad_params params_of(const tcase *c)
 {
-    return ut_params(c->sd, c->k, c->s, c->p, c->ceil_mode, c->cip, c->div);
+    return pgt_params_axes(c->sd, c->k, c->s, c->p, c->ceil_mode, c->cip, c->div);
 }
 
 /* Element offset of logical row-major index i in view t. */
@@ -141,12 +141,12 @@ static void run(const tcase *c, poolgrad_dtype dt, const void *go, int layout, i
         cr_assert_eq(poolgrad_avgpool_backward(&pa, &tgo, &tgi, 0), POOLGRAD_OK);
     } else {
         aclFormat fmt = c->sd == 3 ? ACL_FORMAT_NCDHW : ACL_FORMAT_NCHW;
-        aclTensor *ago = aclCreateTensor(c->oshape, (uint64_t)c->rank, ut_acl_dtype(dt), tgo.strides, 0, fmt,
+        aclTensor *ago = aclCreateTensor(c->oshape, (uint64_t)c->rank, pgt_acl_dtype(dt), tgo.strides, 0, fmt,
                                          &c->no, 1, bgo.data);
-        aclTensor *agi = aclCreateTensor(c->ishape, (uint64_t)c->rank, ut_acl_dtype(dt), tgi.strides, 0, fmt,
+        aclTensor *agi = aclCreateTensor(c->ishape, (uint64_t)c->rank, pgt_acl_dtype(dt), tgi.strides, 0, fmt,
                                          &c->ni, 1, bgi.data);
-        aclTensor *aself = ut_acl_dense(c->ishape, c->rank, ACL_FLOAT, fmt, NULL);
-        ut_acl_result r = ut_acl_run_arrays(c->sd, ago, aself, agi, c->k, c->sd, c->s, c->sd, c->p, c->sd, c->ceil_mode,
+        aclTensor *aself = pgt_acl_dense(c->ishape, c->rank, ACL_FLOAT, fmt, NULL);
+        pgt_acl_result r = pgt_acl_run_arrays(c->sd, ago, aself, agi, c->k, c->sd, c->s, c->sd, c->p, c->sd, c->ceil_mode,
                                             c->cip, c->div, 0);
         cr_assert(r.plan == ACLNN_SUCCESS && r.exec == ACLNN_SUCCESS, "aclnn plan %d exec %d", r.plan, r.exec);
         aclDestroyTensor(ago);
@@ -186,7 +186,7 @@ static void f32_parity(int sd)
             for (int api = 0; api <= 1; api++) {
                 run(c, POOLGRAD_F32, c->go32, layout, api, gi);
                 for (int64_t i = 0; i < c->ni; i++)
-                    if (ut_f32_bits(gi[i]) != ut_f32_bits(c->gi32[i])) {
+                    if (pgt_f32_bits(gi[i]) != pgt_f32_bits(c->gi32[i])) {
                         describe(ci, c);
                         cr_assert_fail("f32 %s layout %d: gradInput[%" PRId64 "] = %a, torch %a", api ? "aclnn" : "native",
                                        layout, i, (double)gi[i], (double)c->gi32[i]);
@@ -221,8 +221,8 @@ static void half_parity(bool bf16)
         for (int api = 0; api <= 1; api++) {
             run(c, dt, go, c->layout, api, gi);
             for (int64_t i = 0; i < c->ni; i++) {
-                uint16_t once = ut_round_half(ref[i], bf16);
-                int64_t d = ut_ulp_diff(gi[i], once, 16);
+                uint16_t once = pgt_round_half(ref[i], bf16);
+                int64_t d = pgt_ulp_diff(gi[i], once, 16);
                 if (d > 1) {
                     describe(ci, c);
                     cr_assert_fail("%s %s: gradInput[%" PRId64 "] = 0x%04x, torch f64 %.17g rounded once 0x%04x (%" PRId64

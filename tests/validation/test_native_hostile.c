@@ -1,17 +1,17 @@
 /*
- * Hostile arguments to the native API: each case asserts its exact poolgrad_status (issue 5, items 1-3).
+ * Hostile arguments to the native API: each case asserts its exact poolgrad_status.
  * Planning validates everything before touching data, so most cases never need real storage.
  */
 #include <limits.h>
 
-#include "hard_common.h"
+#include "base_problem.h"
 
 /* ---------------------------------------------------------------- pointers, dtypes, ranks */
 
 Test(native_hostile, null_pointers)
 {
-    hard_problem h;
-    hard_base(&h);
+    pgt_base_problem h;
+    pgt_base_init(&h);
     poolgrad_plan *plan = (poolgrad_plan *)(uintptr_t)1;
     cr_assert_eq(poolgrad_plan_create(NULL, &h.go, &h.gi, &plan), POOLGRAD_ERR_NULL_POINTER);
     cr_assert_null(plan);
@@ -32,54 +32,54 @@ Test(native_hostile, null_pointers)
 
 Test(native_hostile, null_storage_of_nonempty_view)
 {
-    hard_problem h;
-    hard_base(&h);
+    pgt_base_problem h;
+    pgt_base_init(&h);
     h.gi.storage = NULL;
-    HARD_EXPECT(&h, POOLGRAD_ERR_NULL_POINTER);
-    hard_base(&h);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_NULL_POINTER);
+    pgt_base_init(&h);
     h.go.storage = NULL;
-    HARD_EXPECT(&h, POOLGRAD_ERR_NULL_POINTER);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_NULL_POINTER);
 }
 
 Test(native_hostile, bad_dtypes)
 {
     const int bad[] = { -1, 3, 4, 11, 27, INT_MAX, INT_MIN };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        hard_problem h;
-        hard_base(&h);
+        pgt_base_problem h;
+        pgt_base_init(&h);
         h.gi.dtype = h.go.dtype = (poolgrad_dtype)bad[i];
-        HARD_EXPECT(&h, POOLGRAD_ERR_DTYPE);
-        hard_base(&h);
+        PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_DTYPE);
+        pgt_base_init(&h);
         h.go.dtype = (poolgrad_dtype)bad[i];
-        HARD_EXPECT(&h, POOLGRAD_ERR_DTYPE);
+        PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_DTYPE);
         cr_assert_eq(poolgrad_dtype_size((poolgrad_dtype)bad[i]), 0);
     }
-    hard_problem h;
-    hard_base(&h);
+    pgt_base_problem h;
+    pgt_base_init(&h);
     h.go.dtype = POOLGRAD_F16; /* mixed */
-    HARD_EXPECT(&h, POOLGRAD_ERR_DTYPE);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_DTYPE);
 }
 
 Test(native_hostile, bad_ranks)
 {
     const int32_t bad[] = { 0, -1, 1, 2, 6, 7, INT32_MAX, INT32_MIN };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        hard_problem h;
-        hard_base(&h);
+        pgt_base_problem h;
+        pgt_base_init(&h);
         h.gi.rank = h.go.rank = bad[i];
-        HARD_EXPECT(&h, POOLGRAD_ERR_RANK);
+        PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_RANK);
     }
-    hard_problem h;
-    hard_base(&h);
+    pgt_base_problem h;
+    pgt_base_init(&h);
     h.go.rank = 3; /* ranks differ */
-    HARD_EXPECT(&h, POOLGRAD_ERR_RANK);
-    hard_base(&h);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_RANK);
+    pgt_base_init(&h);
     h.gi.rank = h.go.rank = 5; /* 2D takes rank 3 or 4 */
-    HARD_EXPECT(&h, POOLGRAD_ERR_RANK);
-    hard_base(&h);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_RANK);
+    pgt_base_init(&h);
     h.pa = pgt_params(3, 2, 2, 0, false, true, 0); /* 3D takes rank 4 or 5 */
     h.gi.rank = h.go.rank = 3;
-    HARD_EXPECT(&h, POOLGRAD_ERR_RANK);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_RANK);
     int64_t out[5];
     cr_assert_eq(poolgrad_output_shape(&h.pa, 6, h.gi.shape, out), POOLGRAD_ERR_RANK);
     cr_assert_eq(poolgrad_output_shape(&h.pa, 2, h.gi.shape, out), POOLGRAD_ERR_RANK);
@@ -98,20 +98,20 @@ Test(native_hostile, bad_parameter_values)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int axis = 0; axis < 2; axis++) {
-            hard_problem h;
-            hard_base(&h);
+            pgt_base_problem h;
+            pgt_base_init(&h);
             int64_t *f = cases[i].field == 0 ? h.pa.kernel : cases[i].field == 1 ? h.pa.stride : h.pa.padding;
             f[axis] = cases[i].v;
-            HARD_EXPECT(&h, POOLGRAD_ERR_PARAM);
+            PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_PARAM);
             int64_t out[5];
             cr_assert_eq(poolgrad_output_shape(&h.pa, 4, h.gi.shape, out), POOLGRAD_ERR_PARAM);
         }
     const int32_t sds[] = { 0, 1, 4, -1, INT32_MAX, INT32_MIN };
     for (size_t i = 0; i < sizeof sds / sizeof sds[0]; i++) {
-        hard_problem h;
-        hard_base(&h);
+        pgt_base_problem h;
+        pgt_base_init(&h);
         h.pa.spatial_dims = sds[i];
-        HARD_EXPECT(&h, POOLGRAD_ERR_PARAM);
+        PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_PARAM);
     }
 }
 
@@ -120,33 +120,33 @@ Test(native_hostile, extreme_kernel_stride_padding_overflow)
 {
     int64_t out[5];
     for (int ceil = 0; ceil < 2; ceil++) {
-        hard_problem h;
-        hard_base(&h);
+        pgt_base_problem h;
+        pgt_base_init(&h);
         h.pa.ceil_mode = ceil;
         h.pa.kernel[1] = INT64_MAX;
-        HARD_EXPECT(&h, POOLGRAD_ERR_OVERFLOW);
+        PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_OVERFLOW);
         cr_assert_eq(poolgrad_output_shape(&h.pa, 4, h.gi.shape, out), POOLGRAD_ERR_OVERFLOW);
 
-        hard_base(&h);
+        pgt_base_init(&h);
         h.pa.ceil_mode = ceil;
         h.pa.stride[0] = INT64_MAX;
-        HARD_EXPECT(&h, POOLGRAD_ERR_OVERFLOW);
+        PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_OVERFLOW);
 
-        hard_base(&h); /* the global-pooling trick with k = s = INT64_MAX in ceil mode */
+        pgt_base_init(&h); /* the global-pooling trick with k = s = INT64_MAX in ceil mode */
         h.pa.ceil_mode = ceil;
         h.pa.kernel[0] = h.pa.kernel[1] = INT64_MAX;
         h.pa.stride[0] = h.pa.stride[1] = INT64_MAX;
-        HARD_EXPECT(&h, POOLGRAD_ERR_OVERFLOW);
+        PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_OVERFLOW);
 
-        hard_base(&h); /* padding just within 2p <= k, in + 2p overflows */
+        pgt_base_init(&h); /* padding just within 2p <= k, in + 2p overflows */
         h.pa.ceil_mode = ceil;
         h.pa.kernel[1] = INT64_MAX - 1;
         h.pa.padding[1] = INT64_MAX / 2;
-        HARD_EXPECT(&h, POOLGRAD_ERR_OVERFLOW);
+        PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_OVERFLOW);
     }
     /* large but representable parameters stay valid: k = s = 2^40 on a 6-wide axis, ceil -> 1 window */
-    hard_problem h;
-    hard_base(&h);
+    pgt_base_problem h;
+    pgt_base_init(&h);
     h.pa.ceil_mode = true;
     h.pa.kernel[1] = h.pa.stride[1] = (int64_t)1 << 40;
     h.go.shape[3] = 1;
@@ -154,7 +154,7 @@ Test(native_hostile, extreme_kernel_stride_padding_overflow)
     h.go.strides[1] = 3;
     h.go.strides[0] = 9;
     h.go.storage_numel = 18;
-    HARD_EXPECT(&h, POOLGRAD_OK);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_OK);
 }
 
 Test(native_hostile, negative_and_mismatched_shapes)
@@ -162,40 +162,40 @@ Test(native_hostile, negative_and_mismatched_shapes)
     const int64_t bad[] = { -1, INT64_MIN, -((int64_t)1 << 40) };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         for (int d = 0; d < 4; d++) {
-            hard_problem h;
-            hard_base(&h);
+            pgt_base_problem h;
+            pgt_base_init(&h);
             h.gi.shape[d] = bad[i];
-            HARD_EXPECT(&h, POOLGRAD_ERR_SHAPE);
-            hard_base(&h);
+            PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_SHAPE);
+            pgt_base_init(&h);
             h.go.shape[d] = bad[i];
-            HARD_EXPECT(&h, POOLGRAD_ERR_SHAPE);
+            PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_SHAPE);
             int64_t in[4] = { 2, 3, 6, 6 }, out[4];
             in[d] = bad[i];
             cr_assert_eq(poolgrad_output_shape(&h.pa, 4, in, out), POOLGRAD_ERR_SHAPE);
         }
-    hard_problem h;
-    hard_base(&h);
+    pgt_base_problem h;
+    pgt_base_init(&h);
     h.go.shape[3] = 4; /* gradOutput not the inferred (2,3,3,3) */
-    HARD_EXPECT(&h, POOLGRAD_ERR_SHAPE);
-    hard_base(&h);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_SHAPE);
+    pgt_base_init(&h);
     h.go.shape[0] = 1;
-    HARD_EXPECT(&h, POOLGRAD_ERR_SHAPE);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_SHAPE);
     /* a negative inferred size (kernel wider than input plus padding) can never match */
-    hard_base(&h);
+    pgt_base_init(&h);
     h.pa.kernel[1] = 9;
     h.pa.stride[1] = 1;
     int64_t out[4];
     cr_assert_eq(poolgrad_output_shape(&h.pa, 4, h.gi.shape, out), POOLGRAD_OK);
     cr_assert_lt(out[3], 0);
     h.go.shape[3] = 0;
-    HARD_EXPECT(&h, POOLGRAD_ERR_SHAPE);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_SHAPE);
 }
 
 /* Dims whose product overflows int64, and element counts whose byte size overflows size_t. */
 Test(native_hostile, element_count_and_byte_overflow)
 {
-    hard_problem h;
-    hard_base(&h);
+    pgt_base_problem h;
+    pgt_base_init(&h);
     h.pa = pgt_params(2, 1, 1, 0, false, true, 0);
     const int64_t big = (int64_t)1 << 32;
     int64_t shape[4] = { big, big, 1, 1 }; /* 2^64 elements */
@@ -204,14 +204,14 @@ Test(native_hostile, element_count_and_byte_overflow)
         h.gi.strides[d] = h.go.strides[d] = 1;
     }
     h.gi.storage_numel = h.go.storage_numel = INT64_MAX;
-    HARD_EXPECT(&h, POOLGRAD_ERR_OVERFLOW);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_OVERFLOW);
     int64_t three[4] = { INT64_MAX, 2, 1, 1 };
     for (int d = 0; d < 4; d++)
         h.gi.shape[d] = h.go.shape[d] = three[d];
-    HARD_EXPECT(&h, POOLGRAD_ERR_OVERFLOW);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_OVERFLOW);
 
     /* the count fits int64 but not as bytes (2^62 f32 elements = 2^64 bytes) */
-    hard_base(&h);
+    pgt_base_init(&h);
     h.pa = pgt_params(2, 1, 1, 0, false, true, 0);
     int64_t s62[4] = { 1, 1, (int64_t)1 << 31, (int64_t)1 << 31 };
     poolgrad_tensor t;
@@ -219,14 +219,14 @@ Test(native_hostile, element_count_and_byte_overflow)
     h.gi = t;
     cr_assert_eq(poolgrad_tensor_init_contiguous(&t, POOLGRAD_F32, 4, s62, h.go_data), POOLGRAD_OK);
     h.go = t;
-    HARD_EXPECT(&h, POOLGRAD_ERR_OVERFLOW);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_OVERFLOW);
     /* a storage claim whose byte size overflows, for a tiny view */
-    hard_base(&h);
+    pgt_base_init(&h);
     h.gi.storage_numel = INT64_MAX;
-    HARD_EXPECT(&h, POOLGRAD_ERR_OVERFLOW);
-    hard_base(&h);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_OVERFLOW);
+    pgt_base_init(&h);
     h.go.storage_numel = INT64_MAX / 2;
-    HARD_EXPECT(&h, POOLGRAD_ERR_OVERFLOW);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_OVERFLOW);
 
     /* the descriptor helpers */
     int64_t ov[4] = { big, big, 2, 2 };
@@ -290,60 +290,60 @@ Test(native_hostile, divisor_product_overflow)
 
 Test(native_hostile, views_outside_storage)
 {
-    hard_problem h;
+    pgt_base_problem h;
     const int64_t offs[] = { -1, INT64_MIN, -((int64_t)1 << 40) };
     for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
-        hard_base(&h);
+        pgt_base_init(&h);
         h.gi.offset = offs[i];
-        HARD_EXPECT(&h, POOLGRAD_ERR_VIEW);
-        hard_base(&h);
+        PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_VIEW);
+        pgt_base_init(&h);
         h.go.offset = offs[i];
-        HARD_EXPECT(&h, POOLGRAD_ERR_VIEW);
+        PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_VIEW);
     }
     /* the furthest element one past the storage */
-    hard_base(&h);
+    pgt_base_init(&h);
     h.gi.storage_numel -= 1;
-    HARD_EXPECT(&h, POOLGRAD_ERR_VIEW);
-    hard_base(&h);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_VIEW);
+    pgt_base_init(&h);
     h.go.storage_numel -= 1;
-    HARD_EXPECT(&h, POOLGRAD_ERR_VIEW);
-    hard_base(&h);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_VIEW);
+    pgt_base_init(&h);
     h.gi.offset = 1;
-    HARD_EXPECT(&h, POOLGRAD_ERR_VIEW);
-    hard_base(&h);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_VIEW);
+    pgt_base_init(&h);
     h.gi.storage_numel = 0;
-    HARD_EXPECT(&h, POOLGRAD_ERR_VIEW);
-    hard_base(&h);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_VIEW);
+    pgt_base_init(&h);
     h.gi.storage_numel = -1;
-    HARD_EXPECT(&h, POOLGRAD_ERR_VIEW);
-    hard_base(&h);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_VIEW);
+    pgt_base_init(&h);
     h.go.storage_numel = INT64_MIN;
-    HARD_EXPECT(&h, POOLGRAD_ERR_VIEW);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_VIEW);
     /* a negative stride walking below the storage start */
-    hard_base(&h);
+    pgt_base_init(&h);
     h.gi.strides[3] = -1;
-    HARD_EXPECT(&h, POOLGRAD_ERR_VIEW);
-    hard_base(&h);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_VIEW);
+    pgt_base_init(&h);
     h.go.strides[1] = -9;
-    HARD_EXPECT(&h, POOLGRAD_ERR_VIEW);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_VIEW);
     /* a huge stride */
-    hard_base(&h);
+    pgt_base_init(&h);
     h.gi.strides[0] = (int64_t)1 << 40;
-    HARD_EXPECT(&h, POOLGRAD_ERR_VIEW);
-    hard_base(&h);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_VIEW);
+    pgt_base_init(&h);
     h.gi.strides[0] = INT64_MAX; /* (2-1)*INT64_MAX plus the other dims' reach overflows */
-    HARD_EXPECT(&h, POOLGRAD_ERR_OVERFLOW);
-    hard_base(&h);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_OVERFLOW);
+    pgt_base_init(&h);
     h.go.strides[2] = INT64_MIN; /* offset + (3-1)*INT64_MIN overflows */
-    HARD_EXPECT(&h, POOLGRAD_ERR_OVERFLOW);
-    hard_base(&h);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_OVERFLOW);
+    pgt_base_init(&h);
     h.gi.offset = INT64_MAX; /* offset + positive reach overflows */
-    HARD_EXPECT(&h, POOLGRAD_ERR_OVERFLOW);
-    hard_base(&h);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_OVERFLOW);
+    pgt_base_init(&h);
     h.gi.strides[0] = h.gi.strides[1] = INT64_MAX / 2; /* the reach sums overflow */
-    HARD_EXPECT(&h, POOLGRAD_ERR_OVERFLOW);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_OVERFLOW);
     /* poolgrad_compare validates views the same way */
-    hard_base(&h);
+    pgt_base_init(&h);
     poolgrad_tensor a = h.gi, b = h.gi;
     b.offset = -3;
     poolgrad_compare_result r;
@@ -355,66 +355,66 @@ Test(native_hostile, views_outside_storage)
 
 Test(native_hostile, grad_input_self_overlap)
 {
-    hard_problem h;
+    pgt_base_problem h;
     /* zero stride on a dim of size > 1 */
     for (int d = 0; d < 4; d++) {
-        hard_base(&h);
+        pgt_base_init(&h);
         h.gi.strides[d] = 0;
-        HARD_EXPECT(&h, POOLGRAD_ERR_ALIAS);
+        PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_ALIAS);
     }
     /* overlapping rows: W stride 1, H stride 3 < W = 6 */
-    hard_base(&h);
+    pgt_base_init(&h);
     h.gi.strides[2] = 3;
-    HARD_EXPECT(&h, POOLGRAD_ERR_ALIAS);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_ALIAS);
     /* N and C swapped onto the same stride */
-    hard_base(&h);
+    pgt_base_init(&h);
     h.gi.strides[0] = h.gi.strides[1];
-    HARD_EXPECT(&h, POOLGRAD_ERR_ALIAS);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_ALIAS);
     /* negative stride whose magnitude collides */
-    hard_base(&h);
+    pgt_base_init(&h);
     h.gi.strides[3] = -6;
     h.gi.offset = 30;
     h.gi.storage_numel = 300; /* would fit a storage; still two indices per element */
-    HARD_EXPECT(&h, POOLGRAD_ERR_ALIAS);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_ALIAS);
     /* INT64_MIN stride (no magnitude) */
-    hard_base(&h);
+    pgt_base_init(&h);
     h.gi.shape[0] = 1; /* N=1 to let the reach fit */
     h.go.shape[0] = 1;
     h.gi.strides[1] = INT64_MIN;
-    HARD_EXPECT(&h, POOLGRAD_ERR_OVERFLOW);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_OVERFLOW);
     /* zero strides on gradOutput are fine (a broadcast gradient) */
-    hard_base(&h);
+    pgt_base_init(&h);
     memset(h.go.strides, 0, sizeof h.go.strides);
-    HARD_EXPECT(&h, POOLGRAD_OK);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_OK);
     /* size-1 dims may carry any stride, even zero */
-    hard_base(&h);
+    pgt_base_init(&h);
     h.gi.shape[0] = h.go.shape[0] = 1;
     h.gi.strides[0] = 0;
-    HARD_EXPECT(&h, POOLGRAD_OK);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_OK);
 }
 
 Test(native_hostile, grad_input_overlaps_grad_output)
 {
-    hard_problem h;
-    hard_base(&h);
+    pgt_base_problem h;
+    pgt_base_init(&h);
     h.go.storage = h.gi.storage; /* same storage, overlapping ranges */
     h.go.storage_numel = h.gi.storage_numel;
-    HARD_EXPECT(&h, POOLGRAD_ERR_ALIAS);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_ALIAS);
     /* gradOutput inside gradInput's storage range, last element only */
-    hard_base(&h);
+    pgt_base_init(&h);
     h.go.storage = h.gi_data + 2 * 3 * 6 * 6 - 54; /* ends on gi's last element */
-    HARD_EXPECT(&h, POOLGRAD_ERR_ALIAS);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_ALIAS);
     /* gradOutput's range overlapping only through a strided reach */
-    hard_base(&h);
+    pgt_base_init(&h);
     float shared[200];
     const int64_t gi_shape[4] = { 1, 3, 6, 6 }, go_shape[4] = { 1, 3, 3, 3 };
     poolgrad_tensor_init_contiguous(&h.gi, POOLGRAD_F32, 4, gi_shape, shared);      /* [0, 108) */
     poolgrad_tensor_init_contiguous(&h.go, POOLGRAD_F32, 4, go_shape, shared);      /* [off, off+27) */
     h.gi.storage_numel = h.go.storage_numel = 200;
     h.go.offset = 107;
-    HARD_EXPECT(&h, POOLGRAD_ERR_ALIAS);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_ALIAS);
     h.go.offset = 108; /* disjoint: fine, and computes */
-    HARD_EXPECT(&h, POOLGRAD_OK);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_OK);
     for (int i = 0; i < 27; i++)
         shared[108 + i] = (float)i;
     cr_assert_eq(poolgrad_avgpool_backward(&h.pa, &h.go, &h.gi, 2), POOLGRAD_OK);
@@ -426,17 +426,17 @@ Test(native_hostile, grad_input_overlaps_grad_output)
     /* gradOutput before gradInput in the same storage, touching */
     h.go.offset = 0;
     h.gi.offset = 26;
-    HARD_EXPECT(&h, POOLGRAD_ERR_ALIAS);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_ERR_ALIAS);
     h.gi.offset = 27;
-    HARD_EXPECT(&h, POOLGRAD_OK);
+    PGT_EXPECT_PLAN(&h, POOLGRAD_OK);
 }
 
 /* ---------------------------------------------------------------- execute */
 
 Test(native_hostile, execute_misuse)
 {
-    hard_problem h;
-    hard_base(&h);
+    pgt_base_problem h;
+    pgt_base_init(&h);
     poolgrad_plan *plan;
     cr_assert_eq(poolgrad_plan_create(&h.pa, &h.go, &h.gi, &plan), POOLGRAD_OK);
     cr_assert_eq(poolgrad_execute(plan, NULL, 0, -1), POOLGRAD_ERR_THREADS);

@@ -10,7 +10,7 @@
 
 #include "convert.h"
 #include "testutil.h"
-#include "unit_common.h"
+#include "oracle.h"
 
 typedef float (*dec_fn)(uint16_t);
 typedef uint16_t (*enc_fn)(float);
@@ -30,7 +30,7 @@ typedef struct fmt {
 static const fmt F16 = { "f16", false, { poolgrad_f16_to_f32, inl_f16_dec }, { poolgrad_f32_to_f16, inl_f16_enc } };
 static const fmt BF16 = { "bf16", true, { poolgrad_bf16_to_f32, inl_bf16_dec }, { poolgrad_f32_to_bf16, inl_bf16_enc } };
 
-static double decode(const fmt *f, uint16_t h) { return f->bf16 ? ut_bf16_decode(h) : ut_f16_decode(h); }
+static double decode(const fmt *f, uint16_t h) { return f->bf16 ? pgt_bf16_decode(h) : pgt_f16_decode(h); }
 static bool is_nan_bits(const fmt *f, uint16_t h)
 {
     return f->bf16 ? ((h & 0x7f80) == 0x7f80 && (h & 0x7f)) : ((h & 0x7c00) == 0x7c00 && (h & 0x3ff));
@@ -44,7 +44,7 @@ static void decode_all(const fmt *f)
     for (uint32_t h = 0; h < 65536; h++) {
         for (int impl = 0; impl < 2; impl++) {
             float got = f->dec[impl]((uint16_t)h);
-            uint32_t gb = ut_f32_bits(got);
+            uint32_t gb = pgt_f32_bits(got);
             if (is_nan_bits(f, (uint16_t)h)) {
                 /* NaN: stays NaN, quiet, sign and payload kept in the top mantissa bits */
                 uint32_t payload = f->bf16 ? (h & 0x7fu) << 16 : (h & 0x3ffu) << 13;
@@ -92,18 +92,18 @@ typedef struct enc_case {
     char what[64];
 } enc_case;
 
-#define F(x) ut_f32_bits(x)
+#define F(x) pgt_f32_bits(x)
 
 static void check_enc_table(const fmt *f, const enc_case *t, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         for (int impl = 0; impl < 2; impl++) {
-            uint16_t got = f->enc[impl](ut_bits_f32(t[i].in));
+            uint16_t got = f->enc[impl](pgt_bits_f32(t[i].in));
             cr_assert_eq(got, t[i].want, "%s encode %s (0x%08x): got 0x%04x, expected 0x%04x", f->name, t[i].what,
                          t[i].in, got, t[i].want);
             /* the oracle agrees with the hand-written expectation (keeps the oracle honest) */
-            if (!isnan(ut_bits_f32(t[i].in)))
-                cr_assert_eq(ut_round_half(ut_bits_f32(t[i].in), f->bf16), t[i].want, "oracle disagrees on %s",
+            if (!isnan(pgt_bits_f32(t[i].in)))
+                cr_assert_eq(pgt_round_half(pgt_bits_f32(t[i].in), f->bf16), t[i].want, "oracle disagrees on %s",
                              t[i].what);
         }
 }
@@ -190,7 +190,7 @@ static void check_nan(const fmt *f)
     for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++)
         for (int impl = 0; impl < 2; impl++) {
             uint32_t x = nans[i];
-            uint16_t got = f->enc[impl](ut_bits_f32(x));
+            uint16_t got = f->enc[impl](pgt_bits_f32(x));
             cr_assert(is_quiet_nan_bits(f, got), "%s encode NaN 0x%08x -> 0x%04x: not a quiet NaN", f->name, x, got);
             cr_assert_eq(got & 0x8000, (x >> 16) & 0x8000, "%s NaN sign lost (0x%08x -> 0x%04x)", f->name, x, got);
             uint16_t payload = f->bf16 ? (uint16_t)((x >> 16) & 0x7f) : (uint16_t)((x >> 13) & 0x3ff);
@@ -211,12 +211,12 @@ Test(convert, bf16_encode_nan) { check_nan(&BF16); }
  */
 static void check_one(const fmt *f, uint32_t xb)
 {
-    float x = ut_bits_f32(xb);
+    float x = pgt_bits_f32(xb);
     if (isnan(x))
         return;
     for (int impl = 0; impl < 2; impl++) {
         uint16_t r = f->enc[impl](x);
-        uint16_t want = ut_round_half(x, f->bf16);
+        uint16_t want = pgt_round_half(x, f->bf16);
         if (r != want)
             cr_assert_fail("%s encode(%a = 0x%08x) impl %d = 0x%04x, oracle 0x%04x", f->name, (double)x, xb, impl, r,
                            want);
@@ -284,6 +284,6 @@ Test(convert, f16_values_through_bf16)
             continue;
         float x = poolgrad_f16_to_f32((uint16_t)h);
         uint16_t b = poolgrad_f32_to_bf16(x);
-        cr_assert_eq(b, ut_round_half(x, true), "f16 0x%04x -> bf16 0x%04x", h, b);
+        cr_assert_eq(b, pgt_round_half(x, true), "f16 0x%04x -> bf16 0x%04x", h, b);
     }
 }

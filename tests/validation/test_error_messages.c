@@ -2,7 +2,7 @@
  * Error messages: every validation failure class of both APIs, each a row (mutation of a valid problem,
  * expected status, the exact message poolgrad_last_error_message() / aclGetRecentErrMsg() must give).
  */
-#include "hard_common.h"
+#include "base_problem.h"
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_avgpool2d_backward.h"
@@ -10,30 +10,30 @@
 
 typedef struct native_row {
     const char *what;
-    void (*mutate)(hard_problem *h);
+    void (*mutate)(pgt_base_problem *h);
     poolgrad_status status;
     const char *message;
 } native_row;
 
-static void m_kernel0(hard_problem *h) { h->pa.kernel[1] = 0; }
-static void m_stride_neg(hard_problem *h) { h->pa.stride[0] = -2; }
-static void m_pad_neg(hard_problem *h) { h->pa.padding[1] = -1; }
-static void m_pad_big(hard_problem *h) { h->pa.kernel[1] = 3; h->pa.padding[1] = 2; }
-static void m_spatial(hard_problem *h) { h->pa.spatial_dims = 4; }
-static void m_dtype(hard_problem *h) { h->go.dtype = (poolgrad_dtype)7; }
-static void m_dtype_mix(hard_problem *h) { h->go.dtype = POOLGRAD_BF16; }
-static void m_rank(hard_problem *h) { h->gi.rank = 9; }
-static void m_rank_2d(hard_problem *h) { h->gi.rank = 5; h->go.rank = 5; h->gi.shape[4] = 1; h->go.shape[4] = 1; }
-static void m_rank_mix(hard_problem *h) { h->go.rank = 3; }
-static void m_neg_dim(hard_problem *h) { h->gi.shape[2] = -6; }
-static void m_go_shape(hard_problem *h) { h->go.shape[3] = 4; h->go.storage_numel = 2 * 3 * 3 * 4; }
-static void m_view(hard_problem *h) { h->gi.storage_numel = 200; }
-static void m_offset(hard_problem *h) { h->gi.offset = -1; }
-static void m_reach(hard_problem *h) { h->gi.strides[3] = INT64_MAX; }
-static void m_alias(hard_problem *h) { h->gi.strides[3] = 0; }
-static void m_overlap(hard_problem *h) { h->go.storage = h->gi_data; }
-static void m_null_storage(hard_problem *h) { h->gi.storage = NULL; }
-static void m_divisor(hard_problem *h)
+static void m_kernel0(pgt_base_problem *h) { h->pa.kernel[1] = 0; }
+static void m_stride_neg(pgt_base_problem *h) { h->pa.stride[0] = -2; }
+static void m_pad_neg(pgt_base_problem *h) { h->pa.padding[1] = -1; }
+static void m_pad_big(pgt_base_problem *h) { h->pa.kernel[1] = 3; h->pa.padding[1] = 2; }
+static void m_spatial(pgt_base_problem *h) { h->pa.spatial_dims = 4; }
+static void m_dtype(pgt_base_problem *h) { h->go.dtype = (poolgrad_dtype)7; }
+static void m_dtype_mix(pgt_base_problem *h) { h->go.dtype = POOLGRAD_BF16; }
+static void m_rank(pgt_base_problem *h) { h->gi.rank = 9; }
+static void m_rank_2d(pgt_base_problem *h) { h->gi.rank = 5; h->go.rank = 5; h->gi.shape[4] = 1; h->go.shape[4] = 1; }
+static void m_rank_mix(pgt_base_problem *h) { h->go.rank = 3; }
+static void m_neg_dim(pgt_base_problem *h) { h->gi.shape[2] = -6; }
+static void m_go_shape(pgt_base_problem *h) { h->go.shape[3] = 4; h->go.storage_numel = 2 * 3 * 3 * 4; }
+static void m_view(pgt_base_problem *h) { h->gi.storage_numel = 200; }
+static void m_offset(pgt_base_problem *h) { h->gi.offset = -1; }
+static void m_reach(pgt_base_problem *h) { h->gi.strides[3] = INT64_MAX; }
+static void m_alias(pgt_base_problem *h) { h->gi.strides[3] = 0; }
+static void m_overlap(pgt_base_problem *h) { h->go.storage = h->gi_data; }
+static void m_null_storage(pgt_base_problem *h) { h->gi.storage = NULL; }
+static void m_divisor(pgt_base_problem *h)
 {
     h->pa.kernel[0] = h->pa.kernel[1] = INT64_MAX / 2;
     h->pa.stride[0] = h->pa.stride[1] = INT64_MAX / 2;
@@ -68,8 +68,8 @@ Test(error_messages, native_validation_table)
 {
     for (size_t i = 0; i < sizeof native_rows / sizeof native_rows[0]; i++) {
         const native_row *r = &native_rows[i];
-        hard_problem h;
-        hard_base(&h);
+        pgt_base_problem h;
+        pgt_base_init(&h);
         r->mutate(&h);
         poolgrad_plan *plan = NULL;
         poolgrad_status st = poolgrad_plan_create(&h.pa, &h.go, &h.gi, &plan);
@@ -83,8 +83,8 @@ Test(error_messages, native_validation_table)
 
 Test(error_messages, execute_and_misc)
 {
-    hard_problem h;
-    hard_base(&h);
+    pgt_base_problem h;
+    pgt_base_init(&h);
     cr_assert_eq(poolgrad_execute(NULL, NULL, 0, 1), POOLGRAD_ERR_NULL_POINTER);
     cr_expect_str_eq(poolgrad_last_error_message(), "plan is NULL");
     poolgrad_plan *plan;
@@ -114,8 +114,8 @@ Test(error_messages, execute_and_misc)
 static void *fail_in_thread(void *arg)
 {
     (void)arg;
-    hard_problem h;
-    hard_base(&h);
+    pgt_base_problem h;
+    pgt_base_init(&h);
     h.pa.stride[1] = 0;
     poolgrad_plan *plan;
     poolgrad_plan_create(&h.pa, &h.go, &h.gi, &plan);
@@ -125,8 +125,8 @@ static void *fail_in_thread(void *arg)
 #include <pthread.h>
 Test(error_messages, thread_local)
 {
-    hard_problem h;
-    hard_base(&h);
+    pgt_base_problem h;
+    pgt_base_init(&h);
     h.pa.kernel[0] = -1;
     poolgrad_plan *plan;
     cr_assert_eq(poolgrad_plan_create(&h.pa, &h.go, &h.gi, &plan), POOLGRAD_ERR_PARAM);

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""Generate the PyTorch parity vectors for tests/unit/test_torch.c.
+"""Generate the PyTorch parity vectors for tests/numerics/test_torch.c.
 
 Run once with Debian's python3-torch (torch 1.13, CPU) and commit the output:
 
-    /usr/bin/python3 tests/unit/torch/gen_vectors.py tests/unit/torch/vectors.bin
+    /usr/bin/python3 tests/numerics/torch/gen_vectors.py tests/numerics/torch/vectors.bin
 
 The C test never needs Python: it reads the committed file.
 

@@ -3,7 +3,7 @@
  *
  * For every random problem (seeded; the seed is printed, POOLGRAD_TEST_SEED replays it):
  *  1. bit-exact: the library (native API with 1, the default and 5 threads, and the aclnn front)
- *     equals ut_scatter_f32 (unit_common.h), a scatter over windows in ascending
+ *     equals pgt_scatter_f32 (unit_common.h), a scatter over windows in ascending
  *     (od, oh, ow) order with f32 accumulation and one final rounding, written here from
  *     docs/SEMANTICS.md section 4; all four runs are bit-identical (determinism).
  *  2. against the exact sum: `exact` = sum of g/div over the covering windows in double, `mag` = sum
@@ -24,8 +24,8 @@
 #include <criterion/parameterized.h>
 
 #include "testutil.h"
-#include "unit_aclnn.h"
-#include "unit_common.h"
+#include "aclnn_runner.h"
+#include "oracle.h"
 
 static const char *const dtype_name[3] = { "f32", "f16", "bf16" };
 
@@ -33,7 +33,7 @@ typedef struct rcase {
     poolgrad_params pa;
     int rank;
     int64_t ishape[5], oshape[5];
-    ut_problem u;
+    pgt_problem u;
 } rcase;
 
 /* A random valid problem; output sizes >= 0 (an empty gradOutput happens now and then). */
@@ -67,7 +67,7 @@ static rcase random_case(pgt_rng *r, int sd)
         case 1: c.pa.divisor_override = -pgt_range(r, 1, 9); break;
         default: c.pa.divisor_override = 0; break;
         }
-        c.u = ut_problem_make(&c.pa, c.rank, c.ishape);
+        c.u = pgt_problem_make(&c.pa, c.rank, c.ishape);
         bool ok = true;
         for (int a = 0; a < 3; a++)
             if (c.u.out[a] < 0)
@@ -96,9 +96,9 @@ static double half_ulp(double x, bool bf16)
 
 static bool same_or_both_nan(poolgrad_dtype dt, const void *a, const void *b, int64_t i)
 {
-    if (ut_bits_at(dt, a, i) == ut_bits_at(dt, b, i))
+    if (pgt_bits_at(dt, a, i) == pgt_bits_at(dt, b, i))
         return true;
-    return isnan(ut_decode(dt, a, i)) && isnan(ut_decode(dt, b, i));
+    return isnan(pgt_decode(dt, a, i)) && isnan(pgt_decode(dt, b, i));
 }
 
 #define NRUNS 4
@@ -107,7 +107,7 @@ static const int run_threads[NRUNS - 1] = { 1, 0, 5 };
 /* Run the library NRUNS ways (native with 1, default and 5 threads; aclnn), check guards and agreement. */
 static void run_library(const rcase *c, poolgrad_dtype dt, const pgt_buffer *go, pgt_buffer out[NRUNS], int sd)
 {
-    const int64_t ni = ut_in_numel(&c->u);
+    const int64_t ni = pgt_in_numel(&c->u);
     poolgrad_tensor tgo, tgi;
     for (int v = 0; v < NRUNS; v++) {
         out[v] = pgt_alloc(dt, ni);
@@ -118,9 +118,9 @@ static void run_library(const rcase *c, poolgrad_dtype dt, const pgt_buffer *go,
             cr_assert_eq(st, POOLGRAD_OK, "native: %s", poolgrad_status_string(st));
         } else {
             aclFormat fmt = sd == 3 ? ACL_FORMAT_NCDHW : (c->rank == 4 ? ACL_FORMAT_NCHW : ACL_FORMAT_NCL);
-            aclTensor *ago = ut_acl_dense(c->oshape, c->rank, ut_acl_dtype(dt), fmt, go->data);
-            aclTensor *agi = ut_acl_dense(c->ishape, c->rank, ut_acl_dtype(dt), fmt, out[v].data);
-            ut_acl_result r = ut_acl_run_arrays(sd, ago, agi, agi, c->pa.kernel, sd, c->pa.stride, sd, c->pa.padding, sd,
+            aclTensor *ago = pgt_acl_dense(c->oshape, c->rank, pgt_acl_dtype(dt), fmt, go->data);
+            aclTensor *agi = pgt_acl_dense(c->ishape, c->rank, pgt_acl_dtype(dt), fmt, out[v].data);
+            pgt_acl_result r = pgt_acl_run_arrays(sd, ago, agi, agi, c->pa.kernel, sd, c->pa.stride, sd, c->pa.padding, sd,
                                                 c->pa.ceil_mode, c->pa.count_include_pad, c->pa.divisor_override, 0);
             cr_assert(r.plan == ACLNN_SUCCESS && r.exec == ACLNN_SUCCESS, "aclnn: plan %d exec %d", r.plan, r.exec);
             aclDestroyTensor(ago);
@@ -174,7 +174,7 @@ ParameterizedTest(nparam *np, naive, random_ordinary, .timeout = 60)
     cr_log_info("%s: active ISA %s", what, poolgrad_isa_name(poolgrad_active_isa()));
     for (int it = 0; it < 120; it++) {
         rcase c = random_case(&rng, np->sd);
-        const int64_t ni = ut_in_numel(&c.u), no = ut_out_numel(&c.u);
+        const int64_t ni = pgt_in_numel(&c.u), no = pgt_out_numel(&c.u);
         pgt_buffer go = pgt_alloc(dt, no);
         for (int64_t i = 0; i < no; i++)
             pgt_store(dt, go.data, i, pgt_value(&rng, false));
@@ -183,22 +183,22 @@ ParameterizedTest(nparam *np, naive, random_ordinary, .timeout = 60)
 
         /* 1. bit-exact against the scatter emulation */
         pgt_buffer emu = pgt_alloc(dt, ni);
-        ut_scatter_f32(&c.u, dt, go.data, emu.data);
+        pgt_scatter_f32(&c.u, dt, go.data, emu.data);
         for (int64_t i = 0; i < ni; i++)
-            if (ut_bits_at(dt, out[0].data, i) != ut_bits_at(dt, emu.data, i)) {
+            if (pgt_bits_at(dt, out[0].data, i) != pgt_bits_at(dt, emu.data, i)) {
                 describe(&c, dt, it);
                 cr_assert_fail("gradInput[%" PRId64 "] = %a (0x%x), golden emulation %a (0x%x)", i,
-                               ut_decode(dt, out[0].data, i), ut_bits_at(dt, out[0].data, i),
-                               ut_decode(dt, emu.data, i), ut_bits_at(dt, emu.data, i));
+                               pgt_decode(dt, out[0].data, i), pgt_bits_at(dt, out[0].data, i),
+                               pgt_decode(dt, emu.data, i), pgt_bits_at(dt, emu.data, i));
             }
 
         /* 2. against the exact sum */
         double *exact = malloc(sizeof(double) * (size_t)(ni + 1)), *mag = malloc(sizeof(double) * (size_t)(ni + 1)),
                *bound = malloc(sizeof(double) * (size_t)(ni + 1));
         int64_t *terms = malloc(sizeof(int64_t) * (size_t)(ni + 1));
-        ut_scatter_f64(&c.u, dt, go.data, exact, mag, terms);
+        pgt_scatter_f64(&c.u, dt, go.data, exact, mag, terms);
         for (int64_t i = 0; i < ni; i++) {
-            const double got = ut_decode(dt, out[0].data, i);
+            const double got = pgt_decode(dt, out[0].data, i);
             const double e32 = (double)(terms[i] + 1) * u32 * mag[i] + (double)terms[i] * 0x1p-149;
             double b = e32;
             if (half)
@@ -214,13 +214,13 @@ ParameterizedTest(nparam *np, naive, random_ordinary, .timeout = 60)
                 total++;
                 if (e32 <= half_ulp(fabs(exact[i]), bf16) / 8) {
                     checked_1ulp++;
-                    uint16_t once = ut_round_half(exact[i], bf16);
-                    int64_t d = ut_ulp_diff(ut_bits_at(dt, out[0].data, i), once, 16);
+                    uint16_t once = pgt_round_half(exact[i], bf16);
+                    int64_t d = pgt_ulp_diff(pgt_bits_at(dt, out[0].data, i), once, 16);
                     if (d > 1) {
                         describe(&c, dt, it);
                         cr_assert_fail("gradInput[%" PRId64 "] = 0x%04x is %" PRId64
                                        " ULP from the exact %.17g rounded once (0x%04x)",
-                                       i, ut_bits_at(dt, out[0].data, i), d, exact[i], once);
+                                       i, pgt_bits_at(dt, out[0].data, i), d, exact[i], once);
                     }
                 }
             }
@@ -231,15 +231,15 @@ ParameterizedTest(nparam *np, naive, random_ordinary, .timeout = 60)
             double *x = malloc(sizeof(double) * (size_t)ni), *y = malloc(sizeof(double) * (size_t)no);
             for (int64_t i = 0; i < ni; i++)
                 x[i] = (double)pgt_unit(&rng);
-            ut_forward_f64(&c.u, x, y);
+            pgt_forward_f64(&c.u, x, y);
             double lhs = 0, rhs = 0, tol = 0, scale = 0;
             for (int64_t o = 0; o < no; o++) {
-                double g = ut_decode(dt, go.data, o);
+                double g = pgt_decode(dt, go.data, o);
                 lhs += y[o] * g;
                 scale += fabs(y[o] * g);
             }
             for (int64_t i = 0; i < ni; i++) {
-                double gi = ut_decode(dt, out[0].data, i);
+                double gi = pgt_decode(dt, out[0].data, i);
                 rhs += x[i] * gi;
                 tol += fabs(x[i]) * bound[i];
                 scale += fabs(x[i] * gi);
@@ -287,20 +287,20 @@ ParameterizedTest(nparam *np, naive, random_specials, .timeout = 60)
     pgt_rng rng = { pgt_seed(what, 0x5bec0000u + (uint64_t)np->sd * 10 + (uint64_t)np->dtype) };
     for (int it = 0; it < 80; it++) {
         rcase c = random_case(&rng, np->sd);
-        const int64_t ni = ut_in_numel(&c.u), no = ut_out_numel(&c.u);
+        const int64_t ni = pgt_in_numel(&c.u), no = pgt_out_numel(&c.u);
         pgt_buffer go = pgt_alloc(dt, no);
         for (int64_t i = 0; i < no; i++)
             pgt_store(dt, go.data, i, pgt_value(&rng, true));
         pgt_buffer out[NRUNS];
         run_library(&c, dt, &go, out, np->sd);
         pgt_buffer emu = pgt_alloc(dt, ni);
-        ut_scatter_f32(&c.u, dt, go.data, emu.data);
+        pgt_scatter_f32(&c.u, dt, go.data, emu.data);
         for (int64_t i = 0; i < ni; i++)
             if (!same_or_both_nan(dt, out[0].data, emu.data, i)) {
                 describe(&c, dt, it);
                 cr_assert_fail("gradInput[%" PRId64 "] = %a (0x%x), golden emulation %a (0x%x)", i,
-                               ut_decode(dt, out[0].data, i), ut_bits_at(dt, out[0].data, i),
-                               ut_decode(dt, emu.data, i), ut_bits_at(dt, emu.data, i));
+                               pgt_decode(dt, out[0].data, i), pgt_bits_at(dt, out[0].data, i),
+                               pgt_decode(dt, emu.data, i), pgt_bits_at(dt, emu.data, i));
             }
         for (int v = 0; v < NRUNS; v++)
             pgt_free(&out[v]);
@@ -320,12 +320,12 @@ Test(naive, no_flush_to_zero)
     cr_assert_eq(poolgrad_tensor_init_contiguous(&tgo, POOLGRAD_F32, 3, shape, go), POOLGRAD_OK);
     cr_assert_eq(poolgrad_tensor_init_contiguous(&tgi, POOLGRAD_F32, 3, shape, gi), POOLGRAD_OK);
     cr_assert_eq(poolgrad_avgpool_backward(&pa, &tgo, &tgi, 1), POOLGRAD_OK);
-    cr_assert_eq(ut_f32_bits(gi[0]), 1u, "2^-149 flushed: %a", (double)gi[0]);
+    cr_assert_eq(pgt_f32_bits(gi[0]), 1u, "2^-149 flushed: %a", (double)gi[0]);
     cr_assert_eq(gi[1], 0x1p-140f);
     pa.divisor_override = 3;
     cr_assert_eq(poolgrad_avgpool_backward(&pa, &tgo, &tgi, 1), POOLGRAD_OK);
     cr_assert_eq(gi[1], 0x1p-140f / 3.0f); /* a subnormal, rounded once by the division */
-    cr_assert_eq(ut_f32_bits(gi[0]), 0u, "2^-149 / 3 rounds to +0");
+    cr_assert_eq(pgt_f32_bits(gi[0]), 0u, "2^-149 / 3 rounds to +0");
     /* f16: the subnormal 2^-24 survives a division by 1, 3 * 2^-24 / 2 = 1.5 units rounds (from f32) to 2 units */
     uint16_t h_go[2] = { 0x0001, 0x0003 }, h_gi[2] = { 0xffff, 0xffff };
     cr_assert_eq(poolgrad_tensor_init_contiguous(&tgo, POOLGRAD_F16, 3, shape, h_go), POOLGRAD_OK);

@@ -9,8 +9,8 @@
 #include <criterion/parameterized.h>
 
 #include "testutil.h"
-#include "unit_aclnn.h"
-#include "unit_common.h"
+#include "aclnn_runner.h"
+#include "oracle.h"
 
 #define MAXV 64
 
@@ -36,7 +36,7 @@ static void encode(poolgrad_dtype dt, void *base, int64_t i, double v)
     if (dt == POOLGRAD_F32)
         ((float *)base)[i] = (float)v;
     else
-        ((uint16_t *)base)[i] = ut_round_half(v, dt == POOLGRAD_BF16);
+        ((uint16_t *)base)[i] = pgt_round_half(v, dt == POOLGRAD_BF16);
 }
 
 /* Compare every element's bits with the expected value's encoding and the guard zones. */
@@ -48,9 +48,9 @@ static void expect_bits(const gcase *g, poolgrad_dtype dt, const pgt_buffer *b, 
     for (int64_t i = 0; i < numel; i++) {
         void *t = dt == POOLGRAD_F32 ? (void *)tmp32 : (void *)tmp16;
         encode(dt, t, 0, g->gi[i]);
-        uint32_t want = ut_bits_at(dt, t, 0), got = ut_bits_at(dt, b->data, i);
+        uint32_t want = pgt_bits_at(dt, t, 0), got = pgt_bits_at(dt, b->data, i);
         cr_assert_eq(got, want, "%s %s: gradInput[%" PRId64 "] bits 0x%x (%g), expected 0x%x (%g)", api, dtype_name[dt],
-                     i, got, ut_decode(dt, b->data, i), want, (double)g->gi[i]);
+                     i, got, pgt_decode(dt, b->data, i), want, (double)g->gi[i]);
     }
 }
 
@@ -63,7 +63,7 @@ static void run_case(const gcase *g)
         s[a] = g->s[off + a];
         p[a] = g->p[off + a];
     }
-    poolgrad_params pa = ut_params(sd, k, s, p, g->ceil_mode, g->cip, g->div);
+    poolgrad_params pa = pgt_params_axes(sd, k, s, p, g->ceil_mode, g->cip, g->div);
     int64_t in_numel = g->n * g->c, out_numel = g->n * g->c;
     for (int a = off; a < 3; a++) {
         in_numel *= g->in[a];
@@ -109,10 +109,10 @@ static void run_case(const gcase *g)
             /* aclnn front */
             gi = pgt_alloc(dt, in_numel);
             aclFormat fmt = sd == 2 ? (unbatched ? ACL_FORMAT_NCL : ACL_FORMAT_NCHW) : ACL_FORMAT_NCDHW;
-            aclTensor *ago = ut_acl_dense(oshape, rank, ut_acl_dtype(dt), fmt, go.data);
-            aclTensor *agi = ut_acl_dense(ishape, rank, ut_acl_dtype(dt), fmt, gi.data);
-            aclTensor *aself = ut_acl_dense(ishape, rank, ACL_FLOAT, fmt, NULL); /* self is never read */
-            ut_acl_result res = ut_acl_run_arrays(sd, ago, aself, agi, k, sd, s, sd, p, sd, g->ceil_mode, g->cip, g->div, 0);
+            aclTensor *ago = pgt_acl_dense(oshape, rank, pgt_acl_dtype(dt), fmt, go.data);
+            aclTensor *agi = pgt_acl_dense(ishape, rank, pgt_acl_dtype(dt), fmt, gi.data);
+            aclTensor *aself = pgt_acl_dense(ishape, rank, ACL_FLOAT, fmt, NULL); /* self is never read */
+            pgt_acl_result res = pgt_acl_run_arrays(sd, ago, aself, agi, k, sd, s, sd, p, sd, g->ceil_mode, g->cip, g->div, 0);
             cr_assert_eq(res.plan, ACLNN_SUCCESS, "aclnn %dD plan: %d", sd, res.plan);
             cr_assert_eq(res.exec, ACLNN_SUCCESS, "aclnn %dD execute: %d", sd, res.exec);
             expect_bits(g, dt, &gi, in_numel, unbatched ? "aclnn unbatched" : "aclnn");
@@ -415,7 +415,7 @@ Test(golden, canonical_nan)
     const int64_t C = 19; /* channels-last runs vectorize along C: every lane sees the same column */
     int64_t ishape[4] = { 1, C, 1, 6 }, oshape[4] = { 1, C, 1, 5 };
     int64_t k[2] = { 1, 2 }, s[2] = { 1, 1 }, p[2] = { 0, 0 };
-    poolgrad_params pa = ut_params(2, k, s, p, false, true, 0);
+    poolgrad_params pa = pgt_params_axes(2, k, s, p, false, true, 0);
     for (int di = 0; di < 3; di++) {
         poolgrad_dtype dt = all_dtypes[di];
         for (int layout = 0; layout < 2; layout++) {

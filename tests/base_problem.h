@@ -1,6 +1,6 @@
-/* Shared helpers of the hardening tests (issue 5). Header-only. */
-#ifndef POOLGRAD_TESTS_HARD_COMMON_H
-#define POOLGRAD_TESTS_HARD_COMMON_H
+/* A valid base problem that validation tests mutate, and a plan helper asserting the plan pointer. Header-only. */
+#ifndef POOLGRAD_TESTS_BASE_PROBLEM_H
+#define POOLGRAD_TESTS_BASE_PROBLEM_H
 
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -14,14 +14,14 @@
 #include "testutil.h"
 
 /* A valid base problem: NCHW f32 gradInput (2,3,6,6), k=s=2, p=0 -> gradOutput (2,3,3,3). */
-typedef struct hard_problem {
+typedef struct pgt_base_problem {
     poolgrad_params pa;
     poolgrad_tensor go, gi;
     float go_data[2 * 3 * 3 * 3];
     float gi_data[2 * 3 * 6 * 6];
-} hard_problem;
+} pgt_base_problem;
 
-static inline void hard_base(hard_problem *h)
+static inline void pgt_base_init(pgt_base_problem *h)
 {
     memset(h, 0, sizeof *h);
     h->pa = pgt_params(2, 2, 2, 0, false, true, 0);
@@ -33,7 +33,7 @@ static inline void hard_base(hard_problem *h)
 }
 
 /* poolgrad_plan_create on the problem; asserts the plan pointer is NULL exactly on failure. */
-static inline poolgrad_status hard_plan(hard_problem *h)
+static inline poolgrad_status pgt_base_plan(pgt_base_problem *h)
 {
     poolgrad_plan *plan = (poolgrad_plan *)(uintptr_t)1;
     poolgrad_status st = poolgrad_plan_create(&h->pa, &h->go, &h->gi, &plan);
@@ -42,7 +42,7 @@ static inline poolgrad_status hard_plan(hard_problem *h)
     return st;
 }
 
-#define HARD_EXPECT(h, status) \
-    cr_assert_eq(hard_plan(h), (status), "expected %s", poolgrad_status_string(status))
+#define PGT_EXPECT_PLAN(h, status) \
+    cr_assert_eq(pgt_base_plan(h), (status), "expected %s", poolgrad_status_string(status))
 
 #endif

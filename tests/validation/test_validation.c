@@ -7,8 +7,8 @@
 #include <criterion/criterion.h>
 
 #include "testutil.h"
-#include "unit_aclnn.h"
-#include "unit_common.h"
+#include "aclnn_runner.h"
+#include "oracle.h"
 
 #define NULLPTR ACLNN_ERR_PARAM_NULLPTR
 #define INVALID ACLNN_ERR_PARAM_INVALID
@@ -428,7 +428,7 @@ Test(aclnn2d, step9_empty)
     c.dims[0][3] = 0;
     cr_assert_eq(run(2, &c), OK);
     for (int i = 0; i < 4; i++)
-        cr_assert_eq(ut_f32_bits(gi_buf[i]), 0u, "gradInput[%d] = %a, expected +0.0", i, (double)gi_buf[i]);
+        cr_assert_eq(pgt_f32_bits(gi_buf[i]), 0u, "gradInput[%d] = %a, expected +0.0", i, (double)gi_buf[i]);
     cr_assert_eq(gi_buf[4], -7.0f, "write past gradInput");
 }
 
@@ -437,8 +437,8 @@ Test(aclnn2d, workspace_size_reported)
     cfg c = base2();
     uint64_t ws = 777;
     aclOpExecutor *ex = NULL;
-    aclTensor *go = ut_acl_dense(c.dims[0], 4, ACL_FLOAT, ACL_FORMAT_NCHW, go_buf);
-    aclTensor *gi = ut_acl_dense(c.dims[2], 4, ACL_FLOAT, ACL_FORMAT_NCHW, gi_buf);
+    aclTensor *go = pgt_acl_dense(c.dims[0], 4, ACL_FLOAT, ACL_FORMAT_NCHW, go_buf);
+    aclTensor *gi = pgt_acl_dense(c.dims[2], 4, ACL_FLOAT, ACL_FORMAT_NCHW, gi_buf);
     aclIntArray *k = aclCreateIntArray(c.k, 2), *p = aclCreateIntArray(c.p, 2);
     cr_assert_eq(aclnnAvgPool2dBackwardGetWorkspaceSize(go, gi, k, NULL, p, false, true, 0, 0, gi, &ws, &ex), OK);
     cr_assert_neq(ws, 777u, "workspaceSize not written");
@@ -447,8 +447,8 @@ Test(aclnn2d, workspace_size_reported)
     cr_assert_eq(aclDestroyAclOpExecutor(NULL), OK);
     /* empty tensors: workspace 0 */
     int64_t z[4] = { 0, 1, 4, 4 }, zo[4] = { 0, 1, 2, 2 };
-    aclTensor *ezi = ut_acl_dense(z, 4, ACL_FLOAT, ACL_FORMAT_NCHW, gi_buf);
-    aclTensor *ezo = ut_acl_dense(zo, 4, ACL_FLOAT, ACL_FORMAT_NCHW, go_buf);
+    aclTensor *ezi = pgt_acl_dense(z, 4, ACL_FLOAT, ACL_FORMAT_NCHW, gi_buf);
+    aclTensor *ezo = pgt_acl_dense(zo, 4, ACL_FLOAT, ACL_FORMAT_NCHW, go_buf);
     ws = 777;
     cr_assert_eq(aclnnAvgPool2dBackwardGetWorkspaceSize(ezo, ezi, k, NULL, p, false, true, 0, 0, ezi, &ws, &ex), OK);
     cr_assert_eq(ws, 0u);
@@ -637,7 +637,7 @@ Test(aclnn3d, step5_empty_grad_output)
         c.p[0] = -3;
         cr_assert_eq(run(3, &c), OK, "empty gradOutput with invalid values %d", i);
         for (int j = 0; j < 64; j++)
-            cr_assert_eq(ut_f32_bits(gi_buf[j]), 0u, "output[%d] = %a, expected +0.0", j, (double)gi_buf[j]);
+            cr_assert_eq(pgt_f32_bits(gi_buf[j]), 0u, "output[%d] = %a, expected +0.0", j, (double)gi_buf[j]);
         cr_assert_eq(gi_buf[64], -7.0f, "write past the output");
     }
     /* also with a gradOutput shape that does not match the output's (the shape check is step 7) */
@@ -750,10 +750,10 @@ static aclOpExecutor *plan_ok(int sd, aclTensor **keep)
 {
     static int64_t go2[4] = { 1, 1, 2, 2 }, gi2[4] = { 1, 1, 4, 4 }, go3[5] = { 1, 1, 2, 2, 2 }, gi3[5] = { 1, 1, 4, 4, 4 };
     int64_t k[3] = { 2, 2, 2 }, p[3] = { 0, 0, 0 };
-    keep[0] = sd == 2 ? ut_acl_dense(go2, 4, ACL_FLOAT, ACL_FORMAT_NCHW, go_buf)
-                      : ut_acl_dense(go3, 5, ACL_FLOAT, ACL_FORMAT_NCDHW, go_buf);
-    keep[1] = sd == 2 ? ut_acl_dense(gi2, 4, ACL_FLOAT, ACL_FORMAT_NCHW, gi_buf)
-                      : ut_acl_dense(gi3, 5, ACL_FLOAT, ACL_FORMAT_NCDHW, gi_buf);
+    keep[0] = sd == 2 ? pgt_acl_dense(go2, 4, ACL_FLOAT, ACL_FORMAT_NCHW, go_buf)
+                      : pgt_acl_dense(go3, 5, ACL_FLOAT, ACL_FORMAT_NCDHW, go_buf);
+    keep[1] = sd == 2 ? pgt_acl_dense(gi2, 4, ACL_FLOAT, ACL_FORMAT_NCHW, gi_buf)
+                      : pgt_acl_dense(gi3, 5, ACL_FLOAT, ACL_FORMAT_NCDHW, gi_buf);
     aclIntArray *ka = aclCreateIntArray(k, (uint64_t)sd), *sa = aclCreateIntArray(k, (uint64_t)sd),
                 *pa = aclCreateIntArray(p, (uint64_t)sd);
     uint64_t ws;
@@ -1027,8 +1027,8 @@ Test(native, version_and_sizes)
     cr_assert_eq(poolgrad_version_number(), (unsigned)POOLGRAD_VERSION_NUMBER);
     cr_assert_eq(POOLGRAD_VERSION_NUMBER,
                  POOLGRAD_VERSION_MAJOR * 10000 + POOLGRAD_VERSION_MINOR * 100 + POOLGRAD_VERSION_PATCH);
-#ifdef UNIT_PROJECT_VERSION
-    cr_assert_str_eq(poolgrad_version_string(), UNIT_PROJECT_VERSION, "library version vs meson project version");
+#ifdef PGT_PROJECT_VERSION
+    cr_assert_str_eq(poolgrad_version_string(), PGT_PROJECT_VERSION, "library version vs meson project version");
 #endif
     cr_assert_eq(poolgrad_dtype_size(POOLGRAD_F32), 4u);
     cr_assert_eq(poolgrad_dtype_size(POOLGRAD_F16), 2u);
@@ -1083,9 +1083,9 @@ Test(compare, f32_crafted)
     cr_assert(r.count == 8 && r.mismatches == 0 && r.first_mismatch == -1 && r.max_ulp == 0 && r.max_ulp_index == -1 &&
               r.max_abs_error == 0.0 && r.max_rel_error == 0.0);
     /* index 2: +3 ulps; index 5: -1 ulp; index 6: another NaN (equal) */
-    a[2] = ut_bits_f32(ut_f32_bits(3.0f) + 3);
-    a[5] = ut_bits_f32(ut_f32_bits(5.0f) - 1);
-    a[6] = ut_bits_f32(0xffc00001u);
+    a[2] = pgt_bits_f32(pgt_f32_bits(3.0f) + 3);
+    a[5] = pgt_bits_f32(pgt_f32_bits(5.0f) - 1);
+    a[6] = pgt_bits_f32(0xffc00001u);
     r = cmp(POOLGRAD_F32, a, e, 8);
     cr_assert_eq(r.mismatches, 2);
     cr_assert_eq(r.first_mismatch, 2);
