@@ -1,4 +1,12 @@
-/* Kernel selection: the kernel list (kernels/kernel_list.h) walked best first under the active ISA cap. */
+/*
+ * Kernel selection: the kernel list (kernels/kernel_list.h) walked best ISA first under the active cap;
+ * the first kernel that supports the problem and prefers it wins. The scalar reference, last, supports
+ * everything. POOLGRAD_VERBOSE=1 prints every candidate with the reason it was passed over.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "internal.h"
 #include "kernel_list.h"
 
@@ -6,16 +14,87 @@
 static const poolgrad_kernel *const kernel_table[] = { POOLGRAD_FOREACH_KERNEL(POOLGRAD_KERNEL_ENTRY) };
 #undef POOLGRAD_KERNEL_ENTRY
 
+/* What each kind's supports() and preferred() test, in words (kernels/README.md has the design). */
+static const struct kind_rule {
+    const char *kind;
+    const char *needs;
+    const char *prefers;
+} kind_rules[] = {
+    { "global", "one window covering the whole input (or an empty gradOutput), gradInput contiguous along W or C", NULL },
+    { "nchw", "gradInput rows contiguous along W, gradOutput contiguous along W, divisors exact in float, "
+              "a lane's windows within two vectors", "one window row per gradInput row (k <= s on D and H)" },
+    { "nchw_b", "gradInput rows contiguous along W, divisors exact in float, a row block's q rows fit the stack band", NULL },
+    { "nchw_q", "gradInput rows contiguous along W, divisors exact in float", NULL },
+    { "nhwc", "gradInput and gradOutput contiguous along C", "at most 8 terms per element in f32, 1 in f16/bf16" },
+    { "nhwc_b", "gradInput contiguous along C, the stack band holds a vector of channels", "one od row per gradInput row" },
+    { "nhwc_q", "gradInput contiguous along C", NULL },
+    { "scalar", "nothing (the reference handles every view)", NULL },
+};
+
+static const struct kind_rule *rule_of(const poolgrad_kernel *k)
+{
+    const char *kind = k->isa == POOLGRAD_ISA_SCALAR ? k->name : strchr(k->name, '_');
+    if (!kind)
+        return NULL;
+    if (*kind == '_')
+        kind++;
+    for (size_t i = 0; i < sizeof kind_rules / sizeof kind_rules[0]; i++)
+        if (strcmp(kind_rules[i].kind, kind) == 0)
+            return &kind_rules[i];
+    return NULL;
+}
+
+static bool verbose(void)
+{
+    const char *v = getenv("POOLGRAD_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static void describe_problem(const poolgrad_problem *pr, poolgrad_isa active)
+{
+    fprintf(stderr,
+            "poolgrad: plan avgpool%dd %s N=%lld C=%lld in=%lldx%lldx%lld out=%lldx%lldx%lld k=%lldx%lldx%lld "
+            "s=%lldx%lldx%lld p=%lldx%lldx%lld gradInput strides N,C,D,H,W=%lld,%lld,%lld,%lld,%lld; active ISA %s\n",
+            (int)pr->spatial_dims, poolgrad_dtype_name(pr->dtype), (long long)pr->n, (long long)pr->c,
+            (long long)pr->in[0], (long long)pr->in[1], (long long)pr->in[2], (long long)pr->out[0],
+            (long long)pr->out[1], (long long)pr->out[2], (long long)pr->k[0], (long long)pr->k[1], (long long)pr->k[2],
+            (long long)pr->s[0], (long long)pr->s[1], (long long)pr->s[2], (long long)pr->p[0], (long long)pr->p[1],
+            (long long)pr->p[2], (long long)pr->gi_stride[0], (long long)pr->gi_stride[1], (long long)pr->gi_stride[2],
+            (long long)pr->gi_stride[3], (long long)pr->gi_stride[4], poolgrad_isa_name(active));
+}
+
 const poolgrad_kernel *poolgrad_select_kernel(const poolgrad_problem *pr)
 {
-    const int cap = poolgrad_isa_level(poolgrad_active_isa());
+    const poolgrad_isa active = poolgrad_active_isa();
+    const int cap = poolgrad_isa_level(active);
+    const bool log = verbose();
+    if (log)
+        describe_problem(pr, active);
     const size_t count = sizeof kernel_table / sizeof kernel_table[0];
-    /* the first kernel of the best allowed ISA that supports the problem and prefers it; the scalar
-     * reference, last, supports everything */
     for (size_t i = 0; i < count; i++) {
         const poolgrad_kernel *k = kernel_table[i];
-        if (poolgrad_isa_level(k->isa) <= cap && k->supports(pr) && (!k->preferred || k->preferred(pr)))
-            return k;
+        const struct kind_rule *rule = rule_of(k);
+        if (poolgrad_isa_level(k->isa) > cap) {
+            if (log)
+                fprintf(stderr, "poolgrad:   %-14s rejected: ISA %s is above the active %s\n", k->name,
+                        poolgrad_isa_name(k->isa), poolgrad_isa_name(active));
+            continue;
+        }
+        if (!k->supports(pr)) {
+            if (log)
+                fprintf(stderr, "poolgrad:   %-14s rejected: does not support the problem (needs %s)\n", k->name,
+                        rule ? rule->needs : "?");
+            continue;
+        }
+        if (k->preferred && !k->preferred(pr)) {
+            if (log)
+                fprintf(stderr, "poolgrad:   %-14s rejected: supports it but prefers %s (a speed rule, same bits)\n",
+                        k->name, rule && rule->prefers ? rule->prefers : "other problems");
+            continue;
+        }
+        if (log)
+            fprintf(stderr, "poolgrad:   %-14s chosen\n", k->name);
+        return k;
     }
     return &poolgrad_kernel_reference;
 }
