@@ -1,0 +1,192 @@
+/*
+ * bench.h — what the files of the benchmark share: the problem list entry (bench_case), the options, a row
+ * of results, one case/dtype/layout group of buffers, and the functions each file offers.
+ *
+ *   cases.c    the standard suite, the --quick and --sweep problem lists
+ *   timing.c   the clock, medians, the memcpy reference copy
+ *   peer.h     the side-by-side library (peer_onednn.c, or peer_none.c when built without oneDNN)
+ *   run.c      one row: plans, warm-up, timed repetitions, verification against the scalar reference
+ *   report.c   the table on stdout, CSV, JSON, Markdown
+ *   env.c      the description of the machine and the run (CPU, versions, load average)
+ *   targets.c  the target verdicts (PASS/MISS) on the rows of the standard suite
+ *   common.c   errors, allocation, the random fill, the progress line
+ *   main.c     options and the loop over cases, dtypes, layouts, thread counts and ISAs
+ */
+#ifndef POOLGRAD_BENCH_H
+#define POOLGRAD_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "poolgrad/poolgrad.h"
+
+/* ------------------------------------------------------------------ cases (cases.c) */
+
+typedef struct bench_case {
+    const char *name;
+    int sd;                 /* spatial dims */
+    int64_t n, c, in[3];    /* in: (D,) H, W — for 2D only in[0..1] used */
+    int64_t k, s, p;        /* the same on every axis */
+    bool ceil, cip;
+} bench_case;
+
+extern const bench_case standard_suite[];
+extern const int n_standard_suite;
+extern const bench_case quick_suite[];
+extern const int n_quick_suite;
+/* Sweep cases: gradInput element count 2^e, e = 16..26; names written into `names` */
+int make_sweep(bench_case *out, char names[][48]);
+
+/* ------------------------------------------------------------------ options (main.c) */
+
+#define MAX_LIST 16
+
+typedef struct options {
+    bool quick, sweep, no_onednn;
+    const char *filters[MAX_LIST];
+    int n_filters;
+    poolgrad_dtype dtypes[3];
+    int n_dtypes;
+    bool layout_nchw, layout_cl;
+    int threads[MAX_LIST];
+    int n_threads; /* 0: default */
+    const char *isas[MAX_LIST];
+    int n_isas;
+    int reps;      /* 0: adaptive */
+    double budget; /* seconds per row, adaptive reps */
+    const char *csv, *json, *md;
+} options;
+
+/* ------------------------------------------------------------------ rows (run.c) */
+
+typedef struct row {
+    char case_name[48];
+    char op[12];
+    char dtype[8];
+    char layout[8];
+    int threads;
+    char isa[12];
+    char kernel[64];
+    int64_t gi_numel, go_numel;
+    double bytes;      /* go read + gi written */
+    double t_pg;       /* median seconds */
+    double t_pg_min, t_dnnl_min; /* fastest rep, CSV/JSON only (a hint on a noisy machine) */
+    double gbs;
+    double t_memcpy, memcpy_gbs, frac_memcpy;
+    double t_ref;      /* NAN if not timed */
+    int ref_reps;
+    double x_ref;
+    bool has_dnnl;
+    double t_dnnl, x_dnnl;
+    char dnnl_impl[64];
+    char dnnl_note[64];
+    double dnnl_maxabs; /* max |oneDNN - reference| over finite elements, NAN if none */
+    int reps;
+    double ns_per_elem;
+    bool verified;
+    char check[96];
+    bool sweep;
+    bool overlap;      /* k > s */
+    bool global;
+} row;
+
+extern row *rows;
+extern int n_rows;
+
+/* one case/dtype/layout: the buffers and views every row of it shares */
+typedef struct group {
+    const bench_case *bc;
+    poolgrad_dtype dt;
+    bool cl;
+    int rank;
+    int64_t gi_shape[5], go_shape[5];
+    int64_t gi_numel, go_numel;
+    size_t gi_bytes, go_bytes;
+    void *go, *gi_ref, *gi_pg, *gi_dnnl, *mc_dst;
+    poolgrad_params params;
+    poolgrad_tensor t_go, t_gi_ref, t_gi_pg, t_gi_dnnl;
+    double t_ref1;  /* single-thread reference time of the verification run */
+    bool ref_ok;
+} group;
+
+typedef struct run_cfg {
+    int threads;
+    const char *isa;
+    bool sweep;
+    bool use_dnnl;
+} run_cfg;
+
+bool group_init(group *g, const bench_case *bc, poolgrad_dtype dt, bool cl);
+void group_free(group *g);
+void fill_sentinel(void *buf, size_t bytes);
+/* Run the reference plan into `gi` with `threads`, up to `reps` times within `budget` s; the median time. */
+double run_reference(group *g, const poolgrad_tensor *gi, int threads, int reps, int *reps_done, double budget);
+/* Time and verify one row; appends it to rows[]. */
+void run_row(group *g, const run_cfg *rc, const options *o);
+/* Remember the POOLGRAD_ISA of the environment (restored after every plan made under a cap). */
+void isa_env_save(void);
+void isa_env_free(void);
+
+/* ------------------------------------------------------------------ timing (timing.c) */
+
+double now_s(void);
+/* median of v[0..n) (sorts v); NAN when n <= 0 */
+double median(double *v, int n);
+/* memcpy of `bytes`, split into `threads` contiguous pieces */
+void par_memcpy(char *dst, const char *src, size_t bytes, int threads);
+
+/* ------------------------------------------------------------------ report (report.c) */
+
+void fmt_time(char *buf, size_t n, double s);
+void print_header(FILE *f, bool sweep, bool dnnl);
+void print_row(FILE *f, const row *r, bool dnnl);
+void write_csv(const char *path);
+void write_json(const char *path, const options *o);
+void write_md(const char *path, const options *o, bool dnnl);
+
+/* ------------------------------------------------------------------ environment (env.c) */
+
+extern char cpu_name[128];
+extern char onednn_version[64];
+extern char cmdline[512];
+extern char datestr[64];
+extern double load_start, load_end;
+void describe_env(int argc, char **argv);
+double loadavg1(void);
+
+/* ------------------------------------------------------------------ targets (targets.c) */
+
+typedef struct target {
+    char name[96];
+    char value[160];
+    const char *status; /* "PASS", "MISS", "n/a" */
+} target;
+
+extern target targets[8];
+extern int n_targets;
+/* the targets are judged on the rows of this ISA (the first --isa of the list, default auto) */
+extern const char *target_isa;
+void evaluate_targets(void);
+void print_targets(FILE *f);
+
+/* ------------------------------------------------------------------ common (common.c) */
+
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void *xalloc(size_t bytes);
+void fill_random(void *buf, poolgrad_dtype dt, int64_t n);
+const char *dtype_name(poolgrad_dtype dt);
+/* omp_get_max_threads() at start-up (the oneDNN rows change the OpenMP default with omp_set_num_threads) */
+extern int initial_max_threads;
+int max_threads(void);
+
+extern bool stderr_tty;
+extern int progress_total, progress_done;
+/* a phase of a row: shown on a terminal only */
+void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* the start of a row: also logged when stderr is not a terminal */
+void progress_major(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void progress_end(void);
+
+#endif /* POOLGRAD_BENCH_H */

@@ -1,0 +1,412 @@
+/*
+ * main.c — poolgrad_bench, the poolgrad benchmark, side by side with oneDNN: options and the main loop.
+ *
+ * USAGE
+ *   poolgrad_bench                 the standard suite (issue 4): 7 cases x {f32, f16, bf16} x
+ *                                  {NCHW/NCDHW, channels-last}, 1 thread, plus 2 threads for the 3D cases
+ *   poolgrad_bench --quick         a tiny suite (same case shapes, scaled down, odd sizes, plus a ceil-mode
+ *                                  overhang case) for CI: a few seconds, exit status 1 on any FAIL
+ *   poolgrad_bench --sweep         one 2D and one 3D case (k3 s2 p1, f32) with the gradInput element count
+ *                                  doubling 2^16 .. 2^26: time per element
+ *   --filter SUBSTR   keep rows whose "case op dtype layout" contains SUBSTR (repeatable: any match)
+ *   --dtype LIST      f32,f16,bf16          --layout LIST   nchw,cl   (nchw means NCHW or NCDHW)
+ *                     (LIST: comma- or space-separated, e.g. --dtype f32,bf16 or --dtype f32 bf16)
+ *   --threads LIST    thread counts, e.g. 1,2 (default: 1, and also 2 for 3D cases)
+ *   --isa LIST        POOLGRAD_ISA caps to run, e.g. scalar,avx2,avx512 (default: $POOLGRAD_ISA, else auto);
+ *                     the target summary is judged on the first one
+ *   --reps N          timed repetitions (default: adaptive, 5..101 (3 on slow rows), ~1.5 s per row)
+ *   --csv FILE / --json FILE / --md FILE   write the rows (JSON and Markdown: also the environment and the
+ *                     target summary) to FILE
+ *   --no-onednn       skip the oneDNN columns even when built with oneDNN
+ *   --help
+ *
+ * WHAT A ROW MEANS
+ *   Buffers are 64-byte aligned and first-touched before any timing. gradOutput is random in [-1, 1)
+ *   (fixed seed). Each row: a warm-up, then repetitions in which poolgrad, oneDNN and a memcpy of a
+ *   buffer of gradInput's size run alternately in the same process (poolgrad and oneDNN swap order
+ *   every rep, so neither always finds gradOutput warm from the other); every column is the median.
+ *     time     poolgrad_execute() wall time (plan created once, outside the timing)
+ *     GB/s     (bytes of gradOutput read + bytes of gradInput written) / time
+ *     %memcpy  GB/s divided by the memcpy bandwidth of the same row (2 x gradInput bytes / memcpy time,
+ *              memcpy split over the row's thread count)
+ *     ref      the scalar golden reference: a plan created with POOLGRAD_ISA=scalar, at the row's thread
+ *              count. It is slow, so it is timed with few repetitions (1 on big cases; see ref_reps in
+ *              CSV/JSON). x_ref = ref time / poolgrad time.
+ *     check    the gradInput of the last timed poolgrad run compared bit for bit (poolgrad_compare) with
+ *              the reference output (computed single-threaded, once per case/dtype/layout); "verified" or FAIL.
+ *              The buffer is filled with a NaN sentinel before the warm-up, so unwritten elements show.
+ *     onednn   pooling_avg_include_padding / _exclude_padding backward (oneDNN C API), primitive created
+ *              once per row (forward primitive descriptor as hint), the same memory layout (nchw/nhwc/
+ *              ncdhw/ndhwc tags over the same gradOutput buffer), thread count set with omp_set_num_threads.
+ *              f32 and bf16 only: oneDNN 2.6 has no f16 pooling on the CPU (n/a). ceilMode is expressed as
+ *              extra right padding (as PyTorch does); oneDNN has no divisor override. With a ceil-mode
+ *              overhang and countIncludePad, oneDNN divides by the full kernel volume, PyTorch/poolgrad by
+ *              the window clipped at I + pad: the time is still comparable, the values differ (onednn_max_abs_err
+ *              in CSV/JSON is oneDNN's largest absolute difference from the reference, for information;
+ *              a row notes it when it exceeds 1e-4 (f32) / 2e-2 (bf16) without an explanation).
+ *   CSV/JSON also carry the fastest rep (time_min_s, onednn_time_min_s), the memcpy time, ref_reps and
+ *   oneDNN's implementation string (e.g. jit:avx512_core, or simple_nchw:any when oneDNN has no JIT path
+ *   for that problem and layout — the output says so).
+ *   At the end a "targets" block evaluates the issue-4 targets on the rows that were run (standard suite
+ *   only; the --quick sizes say nothing about speed). The sweep's reference runs multi-threaded, for the
+ *   check only (no ref column).
+ *   Exit status: 0 all rows verified, 1 any FAIL (listed at the end), 2 usage/setup error.
+ *
+ * BUILD
+ *   Built when -Dbench=true (the default). oneDNN: -Dbench_onednn=enabled|auto|disabled; Debian's
+ *   libdnnl-dev ships no pkg-config file, so it is found with cc.find_library('dnnl') + dnnl.h, else
+ *   through its CMake package (dependency('dnnl', method: 'cmake')). Meson then compiles peer_onednn.c,
+ *   otherwise peer_none.c (see peer.h). `meson test -C build --benchmark` runs the standard suite (suite
+ *   'suite') and the quick one (suite 'quick').
+ *
+ * FILES (one concern each; bench.h lists what they share)
+ *   main.c options and the loop · cases.c the problem lists · run.c one row (plans, timing loop, checks) ·
+ *   timing.c clock, medians, memcpy · peer.h + peer_onednn.c / peer_none.c the side-by-side library ·
+ *   report.c table, CSV, JSON, Markdown · env.c machine description · targets.c PASS/MISS verdicts ·
+ *   common.c errors, allocation, random fill, progress line
+ *
+ * NOISE
+ *   This is a 2-core machine shared during development: 2-thread rows in particular are meaningless when
+ *   anything else runs. Take the published numbers from one full run on a quiet machine.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "bench.h"
+#include "peer.h"
+
+/* ------------------------------------------------------------------ options */
+
+static void usage(FILE *f)
+{
+    fputs("usage: poolgrad_bench [options]\n"
+          "  (no options)       standard suite: 7 cases x f32/f16/bf16 x nchw/channels-last, 1 thread\n"
+          "                     (+2 threads for 3D), verified bit-for-bit against the scalar reference\n"
+          "  --quick            tiny suite for CI (a few seconds); exit status 1 on any FAIL\n"
+          "  --sweep            2D and 3D k3s2p1 with gradInput elements 2^16..2^26: time per element\n"
+          "  --filter SUBSTR    keep rows whose \"case op dtype layout\" contains SUBSTR (repeatable)\n"
+          "  --dtype LIST       f32,f16,bf16 (any LIST: comma- or space-separated)\n"
+          "  --layout LIST      nchw,cl (nchw = NCHW/NCDHW, cl = NHWC/NDHWC)\n"
+          "  --threads N[,M..]  thread counts (default 1, plus 2 for 3D cases)\n"
+          "  --isa LIST         POOLGRAD_ISA caps, e.g. scalar,sse2,avx2,avx512,auto (default: $POOLGRAD_ISA\n"
+          "                     or auto); the target summary uses the first\n"
+          "  --reps N           timed repetitions (default adaptive 5..101, about 1.5 s per row)\n"
+          "  --csv FILE         write rows as CSV\n"
+          "  --json FILE        write rows and the target summary as JSON\n"
+          "  --md FILE          write the table and the target summary as Markdown (for the README)\n"
+          "  --no-onednn        skip oneDNN even when built with it\n"
+          "  --help             this text\n"
+          "Exit status: 0 all verified, 1 a verification FAIL, 2 usage or setup error.\n",
+          f);
+}
+
+static int split_list(char *s, const char **out, int max)
+{
+    int n = 0;
+    for (char *tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ","))
+        out[n++] = tok;
+    return n;
+}
+
+/* A list option's value: "a,b" or "a b" (following arguments up to the next option) or both. */
+static int take_list(int argc, char **argv, int *i, const char **out, int max)
+{
+    const char *opt = argv[*i];
+    if (*i + 1 >= argc)
+        die("%s needs an argument", opt);
+    int n = split_list(argv[++*i], out, max);
+    while (*i + 1 < argc && argv[*i + 1][0] != '-' && n < max)
+        n += split_list(argv[++*i], out + n, max - n);
+    return n;
+}
+
+static void parse_args(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->budget = 1.5;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+#define NEXT() (i + 1 < argc ? argv[++i] : (die("%s needs an argument", a), (char *)NULL))
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--quick")) {
+            o->quick = true;
+        } else if (!strcmp(a, "--sweep")) {
+            o->sweep = true;
+        } else if (!strcmp(a, "--no-onednn")) {
+            o->no_onednn = true;
+        } else if (!strcmp(a, "--filter")) {
+            if (o->n_filters < MAX_LIST)
+                o->filters[o->n_filters++] = NEXT();
+        } else if (!strcmp(a, "--dtype")) {
+            const char *l[MAX_LIST];
+            int n = take_list(argc, argv, &i, l, MAX_LIST);
+            o->n_dtypes = 0;
+            for (int j = 0; j < n; j++) {
+                poolgrad_dtype dt;
+                if (!strcmp(l[j], "f32")) dt = POOLGRAD_F32;
+                else if (!strcmp(l[j], "f16")) dt = POOLGRAD_F16;
+                else if (!strcmp(l[j], "bf16")) dt = POOLGRAD_BF16;
+                else die("unknown dtype '%s' (f32, f16, bf16)", l[j]);
+                if (o->n_dtypes < 3)
+                    o->dtypes[o->n_dtypes++] = dt;
+            }
+        } else if (!strcmp(a, "--layout")) {
+            const char *l[MAX_LIST];
+            int n = take_list(argc, argv, &i, l, MAX_LIST);
+            for (int j = 0; j < n; j++) {
+                if (!strcmp(l[j], "nchw") || !strcmp(l[j], "ncdhw")) o->layout_nchw = true;
+                else if (!strcmp(l[j], "cl") || !strcmp(l[j], "nhwc") || !strcmp(l[j], "ndhwc")) o->layout_cl = true;
+                else die("unknown layout '%s' (nchw, cl)", l[j]);
+            }
+        } else if (!strcmp(a, "--threads")) {
+            const char *l[MAX_LIST];
+            int n = take_list(argc, argv, &i, l, MAX_LIST);
+            o->n_threads = 0;
+            for (int j = 0; j < n; j++) {
+                char *end;
+                long v = strtol(l[j], &end, 10);
+                if (*end || v < 1 || v > 1024)
+                    die("bad thread count '%s'", l[j]);
+                o->threads[o->n_threads++] = (int)v;
+            }
+        } else if (!strcmp(a, "--isa")) {
+            o->n_isas = take_list(argc, argv, &i, o->isas, MAX_LIST);
+        } else if (!strcmp(a, "--reps")) {
+            char *end;
+            long v = strtol(NEXT(), &end, 10);
+            if (*end || v < 1 || v > 100000)
+                die("bad --reps");
+            o->reps = (int)v;
+        } else if (!strcmp(a, "--csv")) {
+            o->csv = NEXT();
+        } else if (!strcmp(a, "--json")) {
+            o->json = NEXT();
+        } else if (!strcmp(a, "--md")) {
+            o->md = NEXT();
+        } else {
+            usage(stderr);
+            die("unknown option '%s'", a);
+        }
+#undef NEXT
+    }
+    if (o->n_dtypes == 0) {
+        if (o->sweep) {
+            o->dtypes[0] = POOLGRAD_F32;
+            o->n_dtypes = 1;
+        } else {
+            o->dtypes[0] = POOLGRAD_F32;
+            o->dtypes[1] = POOLGRAD_F16;
+            o->dtypes[2] = POOLGRAD_BF16;
+            o->n_dtypes = 3;
+        }
+    }
+    if (!o->layout_nchw && !o->layout_cl)
+        o->layout_nchw = o->layout_cl = true;
+    if (o->n_isas == 0) { /* default: the POOLGRAD_ISA of the environment, else auto */
+        const char *env = getenv("POOLGRAD_ISA");
+        o->isas[0] = env && *env ? env : "auto";
+        o->n_isas = 1;
+    }
+    if (o->quick) {
+        o->budget = 0.05;
+        if (o->reps == 0)
+            o->reps = 3;
+    }
+}
+
+/* ------------------------------------------------------------------ driver */
+
+static bool filter_match(const options *o, const bench_case *bc, poolgrad_dtype dt, bool cl)
+{
+    if (o->n_filters == 0)
+        return true;
+    char label[160];
+    snprintf(label, sizeof label, "%s avgpool%dd %s %s", bc->name, bc->sd, dtype_name(dt),
+             cl ? (bc->sd == 2 ? "nhwc cl" : "ndhwc cl") : (bc->sd == 2 ? "nchw" : "ncdhw nchw"));
+    for (int i = 0; i < o->n_filters; i++)
+        if (strstr(label, o->filters[i]))
+            return true;
+    return false;
+}
+
+static int threads_for(const options *o, const bench_case *bc, int *out)
+{
+    if (o->n_threads) {
+        memcpy(out, o->threads, (size_t)o->n_threads * sizeof *out);
+        return o->n_threads;
+    }
+    out[0] = 1;
+    if (bc->sd == 3 && !o->sweep && max_threads() >= 2) { /* no OpenMP or one CPU: no 2-thread row */
+        out[1] = 2;
+        return 2;
+    }
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    describe_env(argc, argv); /* first: parse_args splits lists in place */
+    parse_args(argc, argv, &o);
+    stderr_tty = isatty(2);
+#ifdef _OPENMP
+    initial_max_threads = omp_get_max_threads();
+#endif
+    isa_env_save();
+
+    bool use_dnnl = false;
+    if (!o.no_onednn) {
+        peer_state ps = peer_init();
+        use_dnnl = ps == PEER_READY;
+        if (ps == PEER_FAILED)
+            fprintf(stderr, "poolgrad_bench: oneDNN engine creation failed; oneDNN columns disabled\n");
+    }
+
+    const bench_case *cases;
+    int n_cases;
+    static bench_case sweep_cases[32];
+    static char sweep_names[32][48];
+    if (o.sweep) {
+        n_cases = make_sweep(sweep_cases, sweep_names);
+        cases = sweep_cases;
+    } else if (o.quick) {
+        cases = quick_suite;
+        n_cases = n_quick_suite;
+    } else {
+        cases = standard_suite;
+        n_cases = n_standard_suite;
+    }
+
+    /* count the rows for the progress line */
+    for (int ci = 0; ci < n_cases; ci++)
+        for (int di = 0; di < o.n_dtypes; di++)
+            for (int l = 0; l < 2; l++) {
+                bool cl = l == 1;
+                if ((cl && !o.layout_cl) || (!cl && !o.layout_nchw) || !filter_match(&o, &cases[ci], o.dtypes[di], cl))
+                    continue;
+                int th[MAX_LIST];
+                progress_total += threads_for(&o, &cases[ci], th) * o.n_isas;
+            }
+    if (progress_total == 0)
+        die("no case matches the filters");
+
+    printf("poolgrad_bench %s — %s\n", o.sweep ? "sweep" : o.quick ? "quick suite" : "standard suite", cmdline);
+    printf("cpu: %s (%d threads available) | %s | compiler: gcc %s | poolgrad %s, best ISA %s | oneDNN: %s\n",
+           cpu_name, max_threads(), datestr, __VERSION__, poolgrad_version_string(),
+           poolgrad_isa_name(poolgrad_active_isa()), use_dnnl ? onednn_version : "off");
+    printf("time = median of the timed reps; GB/s = (gradOutput + gradInput bytes) / time; %%mcpy = GB/s / memcpy GB/s "
+           "(memcpy of gradInput's size, same run);\n");
+    if (o.sweep)
+        printf("ns/elem = time per gradInput element; the scalar reference (multi-threaded) is used for the check only.\n");
+    else
+        printf("ref = scalar reference (POOLGRAD_ISA=scalar) at the row's thread count, few reps (1 on slow cases), "
+               "x_ref = ref / time;\n");
+    printf("check = gradInput bit-exact vs the scalar reference (verified / FAIL).%s\n\n",
+           use_dnnl ? " onednn = oneDNN backward pooling, same problem and layout, timed alternately; "
+                      "x_dnnl = onednn / time." : "");
+    load_start = loadavg1();
+    if (load_start > 0.5)
+        printf("warning: load average %.2f at start: other processes are running, timings will be noisy "
+               "(2-thread rows most of all:\n         OpenMP threads spinning at barriers lose whole scheduler ticks; "
+               "OMP_WAIT_POLICY=passive softens that)\n\n", load_start);
+    print_header(stdout, o.sweep, use_dnnl);
+    fflush(stdout);
+
+    int fails = 0;
+    double t_start = now_s();
+    for (int ci = 0; ci < n_cases; ci++) {
+        const bench_case *bc = &cases[ci];
+        for (int di = 0; di < o.n_dtypes; di++) {
+            for (int l = 0; l < 2; l++) {
+                bool cl = l == 1;
+                if ((cl && !o.layout_cl) || (!cl && !o.layout_nchw) || !filter_match(&o, bc, o.dtypes[di], cl))
+                    continue;
+                group g;
+                progress("%s %s %s: allocate", bc->name, dtype_name(o.dtypes[di]), cl ? "cl" : "nchw");
+                if (!group_init(&g, bc, o.dtypes[di], cl)) {
+                    fails++;
+                    group_free(&g);
+                    continue;
+                }
+                /* the reference output, single-threaded and timed (multi-threaded, untimed, in the sweep) */
+                progress("%s %s %s: scalar reference (verification)", bc->name, dtype_name(o.dtypes[di]),
+                         cl ? "cl" : "nchw");
+                int rr;
+                fill_sentinel(g.gi_ref, g.gi_bytes);
+                double t = run_reference(&g, &g.t_gi_ref, o.sweep ? max_threads() : 1, 1, &rr, 0);
+                g.ref_ok = !isnan(t);
+                g.t_ref1 = o.sweep ? NAN : t;
+
+                int th[MAX_LIST];
+                int nth = threads_for(&o, bc, th);
+                for (int ti = 0; ti < nth; ti++) {
+                    for (int ii = 0; ii < o.n_isas; ii++) {
+                        run_cfg rc = { th[ti], o.isas[ii], o.sweep, use_dnnl };
+                        run_row(&g, &rc, &o);
+                        progress_done++;
+                        const row *r = &rows[n_rows - 1];
+                        if (!r->verified)
+                            fails++;
+                        progress_end();
+                        print_row(stdout, r, use_dnnl);
+                        fflush(stdout);
+                    }
+                }
+                group_free(&g);
+            }
+        }
+    }
+    progress_end();
+    double elapsed = now_s() - t_start;
+    load_end = loadavg1();
+
+    if (!o.sweep && !o.quick) { /* the quick suite's tiny sizes say nothing about the targets */
+        target_isa = o.isas[0];
+        evaluate_targets();
+        print_targets(stdout);
+    }
+    bool any_note = false;
+    for (int i = 0; i < n_rows; i++)
+        any_note |= rows[i].dnnl_note[0] != 0;
+    if (use_dnnl)
+        printf("\noneDNN: %s; f16 pooling is not available in oneDNN on the CPU (n/a). oneDNN results are not "
+               "bit-compared%s.\n",
+               onednn_version,
+               any_note ? "; 'ceil overhang' rows: oneDNN divides by the full kernel there, poolgrad/PyTorch by "
+                          "the window clipped at I+pad" : "");
+    for (int i = 0; i < n_rows; i++)
+        if (!rows[i].verified)
+            printf("FAIL: %s %s %s %s threads %d isa %s kernel %s: %s\n", rows[i].case_name, rows[i].op, rows[i].dtype,
+                   rows[i].layout, rows[i].threads, rows[i].isa, rows[i].kernel, rows[i].check);
+    int non_jit = 0;
+    for (int i = 0; i < n_rows; i++)
+        if (!isnan(rows[i].t_dnnl) && strncmp(rows[i].dnnl_impl, "jit", 3) != 0)
+            non_jit++;
+    if (non_jit)
+        printf("oneDNN chose a non-JIT implementation (e.g. simple_nchw:any) on %d row(s): that is what oneDNN does "
+               "for that problem and layout, so it is what poolgrad is compared with.\n", non_jit);
+    printf("%d rows, %d FAIL, %.1f s (load average %.2f at start, %.2f at the end, this run included)\n", n_rows,
+           fails, elapsed, load_start, load_end);
+
+    if (o.csv)
+        write_csv(o.csv);
+    if (o.json)
+        write_json(o.json, &o);
+    if (o.md)
+        write_md(o.md, &o, use_dnnl);
+    if (!o.no_onednn)
+        peer_fini();
+    free(rows);
+    isa_env_free();
+    return fails ? 1 : 0;
+}

@@ -1,0 +1,249 @@
+/*
+ * report.c — the rows written out: the table on stdout, CSV, JSON (with the environment and the target
+ * summary) and Markdown (for the README).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+
+void fmt_time(char *buf, size_t n, double s)
+{
+    if (isnan(s))
+        snprintf(buf, n, "-");
+    else if (s < 1e-3)
+        snprintf(buf, n, "%.1fus", s * 1e6);
+    else if (s < 1)
+        snprintf(buf, n, "%.3fms", s * 1e3);
+    else
+        snprintf(buf, n, "%.3fs", s);
+}
+
+void print_header(FILE *f, bool sweep, bool dnnl)
+{
+    fprintf(f, "%-22s %-9s %-4s %-5s %3s %-6s %-34s %10s %7s %6s %10s %6s", "case", "op", "type", "lay", "thr",
+            "isa", "kernel", "time", "GB/s", "%mcpy", sweep ? "ns/elem" : "ref", sweep ? "" : "x_ref");
+    if (dnnl)
+        fprintf(f, " %10s %6s %-18s", "onednn", "x_dnnl", "onednn_impl");
+    fprintf(f, " %s\n", "check");
+}
+
+void print_row(FILE *f, const row *r, bool dnnl)
+{
+    char tp[24], tr[24], td[24], xr[16], xd[16];
+    fmt_time(tp, sizeof tp, r->t_pg);
+    if (r->sweep) {
+        snprintf(tr, sizeof tr, "%.3f", r->ns_per_elem);
+        xr[0] = 0;
+    } else {
+        fmt_time(tr, sizeof tr, r->t_ref);
+        if (isnan(r->x_ref))
+            snprintf(xr, sizeof xr, "-");
+        else
+            snprintf(xr, sizeof xr, "%.2fx", r->x_ref);
+    }
+    fprintf(f, "%-22s %-9s %-4s %-5s %3d %-6s %-34s %10s %7.2f %5.0f%% %10s %6s", r->case_name, r->op, r->dtype,
+            r->layout, r->threads, r->isa, r->kernel, tp, r->gbs, 100.0 * r->frac_memcpy, tr, xr);
+    if (dnnl) {
+        if (isnan(r->t_dnnl)) {
+            snprintf(td, sizeof td, "n/a");
+            snprintf(xd, sizeof xd, "-");
+        } else {
+            fmt_time(td, sizeof td, r->t_dnnl);
+            snprintf(xd, sizeof xd, "%.2fx", r->x_dnnl);
+        }
+        fprintf(f, " %10s %6s %-18s", td, xd, r->dnnl_impl);
+    }
+    fprintf(f, " %s%s%s\n", r->check, r->dnnl_note[0] ? "  note: " : "", r->dnnl_note);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double v)
+{
+    if (isnan(v) || isinf(v))
+        fprintf(f, "null");
+    else
+        fprintf(f, "%.9g", v);
+}
+
+static const char *csv_header =
+    "case,op,dtype,layout,threads,isa,kernel,gi_numel,go_numel,bytes,reps,time_s,time_min_s,gbs,memcpy_time_s,memcpy_gbs,"
+    "frac_memcpy,ns_per_elem,ref_time_s,ref_reps,speedup_vs_ref,onednn_time_s,onednn_time_min_s,speedup_vs_onednn,onednn_impl,"
+    "onednn_max_abs_err,onednn_note,verified,check\n";
+
+static void csv_num(FILE *f, double v)
+{
+    if (!isnan(v) && !isinf(v))
+        fprintf(f, "%.9g", v);
+    fputc(',', f);
+}
+
+void write_csv(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        die("cannot write %s: %s", path, strerror(errno));
+    fputs(csv_header, f);
+    for (int i = 0; i < n_rows; i++) {
+        const row *r = &rows[i];
+        fprintf(f, "%s,%s,%s,%s,%d,%s,%s,%lld,%lld,%.0f,%d,", r->case_name, r->op, r->dtype, r->layout, r->threads,
+                r->isa, r->kernel, (long long)r->gi_numel, (long long)r->go_numel, r->bytes, r->reps);
+        csv_num(f, r->t_pg);
+        csv_num(f, r->t_pg_min);
+        csv_num(f, r->gbs);
+        csv_num(f, r->t_memcpy);
+        csv_num(f, r->memcpy_gbs);
+        csv_num(f, r->frac_memcpy);
+        csv_num(f, r->ns_per_elem);
+        csv_num(f, r->t_ref);
+        fprintf(f, "%d,", r->ref_reps);
+        csv_num(f, r->x_ref);
+        csv_num(f, r->t_dnnl);
+        csv_num(f, r->t_dnnl_min);
+        csv_num(f, r->x_dnnl);
+        fprintf(f, "\"%s\",", r->dnnl_impl);
+        csv_num(f, r->dnnl_maxabs);
+        fprintf(f, "\"%s\",%s,\"%s\"\n", r->dnnl_note, r->verified ? "true" : "false", r->check);
+    }
+    fclose(f);
+}
+
+void write_json(const char *path, const options *o)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        die("cannot write %s: %s", path, strerror(errno));
+    fprintf(f, "{\n  \"program\": \"poolgrad_bench\",\n  \"command\": ");
+    json_str(f, cmdline);
+    fprintf(f, ",\n  \"date\": ");
+    json_str(f, datestr);
+    fprintf(f, ",\n  \"cpu\": ");
+    json_str(f, cpu_name);
+    fprintf(f, ",\n  \"compiler\": ");
+    json_str(f, __VERSION__);
+    fprintf(f, ",\n  \"poolgrad_version\": ");
+    json_str(f, poolgrad_version_string());
+    fprintf(f, ",\n  \"active_isa\": ");
+    json_str(f, poolgrad_isa_name(poolgrad_active_isa()));
+    fprintf(f, ",\n  \"onednn\": ");
+    json_str(f, onednn_version);
+    fprintf(f, ",\n  \"loadavg_start\": ");
+    json_num(f, load_start);
+    fprintf(f, ",\n  \"loadavg_end\": ");
+    json_num(f, load_end);
+    fprintf(f, ",\n  \"mode\": \"%s\",\n  \"rows\": [\n", o->sweep ? "sweep" : o->quick ? "quick" : "suite");
+    for (int i = 0; i < n_rows; i++) {
+        const row *r = &rows[i];
+        fprintf(f, "    {\"case\": ");
+        json_str(f, r->case_name);
+        fprintf(f, ", \"op\": \"%s\", \"dtype\": \"%s\", \"layout\": \"%s\", \"threads\": %d, \"isa\": ", r->op,
+                r->dtype, r->layout, r->threads);
+        json_str(f, r->isa);
+        fprintf(f, ", \"kernel\": ");
+        json_str(f, r->kernel);
+        fprintf(f, ", \"gi_numel\": %lld, \"go_numel\": %lld, \"bytes\": %.0f, \"reps\": %d", (long long)r->gi_numel,
+                (long long)r->go_numel, r->bytes, r->reps);
+#define JN(key, v) do { fprintf(f, ", \"" key "\": "); json_num(f, v); } while (0)
+        JN("time_s", r->t_pg);
+        JN("time_min_s", r->t_pg_min);
+        JN("gbs", r->gbs);
+        JN("memcpy_time_s", r->t_memcpy);
+        JN("memcpy_gbs", r->memcpy_gbs);
+        JN("frac_memcpy", r->frac_memcpy);
+        JN("ns_per_elem", r->ns_per_elem);
+        JN("ref_time_s", r->t_ref);
+        fprintf(f, ", \"ref_reps\": %d", r->ref_reps);
+        JN("speedup_vs_ref", r->x_ref);
+        JN("onednn_time_s", r->t_dnnl);
+        JN("onednn_time_min_s", r->t_dnnl_min);
+        JN("speedup_vs_onednn", r->x_dnnl);
+        JN("onednn_max_abs_err", r->dnnl_maxabs);
+#undef JN
+        fprintf(f, ", \"onednn_impl\": ");
+        json_str(f, r->has_dnnl ? r->dnnl_impl : "");
+        fprintf(f, ", \"onednn_note\": ");
+        json_str(f, r->dnnl_note);
+        fprintf(f, ", \"verified\": %s, \"check\": ", r->verified ? "true" : "false");
+        json_str(f, r->check);
+        fprintf(f, "}%s\n", i + 1 < n_rows ? "," : "");
+    }
+    fprintf(f, "  ],\n  \"targets\": [\n");
+    for (int i = 0; i < n_targets; i++) {
+        fprintf(f, "    {\"target\": ");
+        json_str(f, targets[i].name);
+        fprintf(f, ", \"status\": \"%s\", \"value\": ", targets[i].status);
+        json_str(f, targets[i].value);
+        fprintf(f, "}%s\n", i + 1 < n_targets ? "," : "");
+    }
+    fprintf(f, "  ]\n}\n");
+    fclose(f);
+}
+
+static void md_time(FILE *f, double s)
+{
+    char b[24];
+    fmt_time(b, sizeof b, s);
+    fprintf(f, " %s |", isnan(s) ? "n/a" : b);
+}
+
+void write_md(const char *path, const options *o, bool dnnl)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        die("cannot write %s: %s", path, strerror(errno));
+    fprintf(f, "CPU: %s (%d threads), %s, gcc %s, poolgrad %s (best ISA %s), oneDNN %s, load average %.2f.  \n"
+               "Command: `%s`\n\n",
+            cpu_name, max_threads(), datestr, __VERSION__, poolgrad_version_string(),
+            poolgrad_isa_name(poolgrad_active_isa()), dnnl ? onednn_version : "off", load_start, cmdline);
+    fprintf(f, "| case | op | dtype | layout | thr | kernel | time | GB/s | %% memcpy | %s |%s check |\n",
+            o->sweep ? "ns/elem" : "ref | x ref", dnnl ? " oneDNN | x oneDNN | oneDNN impl |" : "");
+    fprintf(f, "|---|---|---|---|--:|---|--:|--:|--:|--:|%s%s---|\n", o->sweep ? "" : "--:|",
+            dnnl ? "--:|--:|---|" : "");
+    for (int i = 0; i < n_rows; i++) {
+        const row *r = &rows[i];
+        fprintf(f, "| %s | %s | %s | %s | %d | `%s` |", r->case_name, r->op, r->dtype, r->layout, r->threads, r->kernel);
+        md_time(f, r->t_pg);
+        fprintf(f, " %.2f | %.0f%% |", r->gbs, 100 * r->frac_memcpy);
+        if (o->sweep) {
+            fprintf(f, " %.3f |", r->ns_per_elem);
+        } else {
+            md_time(f, r->t_ref);
+            if (isnan(r->x_ref))
+                fprintf(f, " - |");
+            else
+                fprintf(f, " %.2fx |", r->x_ref);
+        }
+        if (dnnl) {
+            md_time(f, r->t_dnnl);
+            if (isnan(r->x_dnnl))
+                fprintf(f, " - | %s |", r->dnnl_impl);
+            else
+                fprintf(f, " %.2fx | %s |", r->x_dnnl, r->dnnl_impl);
+        }
+        if (r->dnnl_note[0])
+            fprintf(f, " %s (%s) |\n", r->check, r->dnnl_note);
+        else
+            fprintf(f, " %s |\n", r->check);
+    }
+    if (n_targets) {
+        fprintf(f, "\n| target | status | measured |\n|---|---|---|\n");
+        for (int i = 0; i < n_targets; i++)
+            fprintf(f, "| %s | %s | %s |\n", targets[i].name, targets[i].status, targets[i].value);
+    }
+    fclose(f);
+}
