@@ -75,6 +75,7 @@ typedef struct row {
     double t_pg_min, t_dnnl_min; /* fastest rep, CSV/JSON only (a hint on a noisy machine) */
     double gbs;
     double t_memcpy, memcpy_gbs, frac_memcpy;
+    int memcpy_inner;  /* copies per memcpy measurement (memcpy_limit_time) */
     double t_ref;      /* NAN if not timed */
     int ref_reps;
     double x_ref;
@@ -134,8 +135,21 @@ void isa_env_free(void);
 double now_s(void);
 /* median of v[0..n) (sorts v); NAN when n <= 0 */
 double median(double *v, int n);
-/* memcpy of `bytes`, split into `threads` contiguous pieces */
+/* memcpy of `bytes`, split into `threads` contiguous pieces (one OpenMP parallel region: warm-up only) */
 void par_memcpy(char *dst, const char *src, size_t bytes, int threads);
+/*
+ * The memcpy limit of a row: seconds per copy of `bytes` at `threads` threads. Inside one parallel region,
+ * after a barrier that all threads have reached, each thread copies its contiguous share (cut at 64 bytes)
+ * `inner` times, reading the clock around each copy; the result is the largest over the threads of each
+ * thread's median copy time (the slowest share bounds a parallel copy). Starting the team and the barrier
+ * are never timed, and a copy interrupted by another process does not move a median: a small buffer split
+ * over two threads measures copying, not thread start-up.
+ */
+double memcpy_limit_time(char *dst, const char *src, size_t bytes, int threads, int inner);
+/* the number of copies per memcpy_limit_time() call so that one call lasts about MEMCPY_BATCH_S */
+#define MEMCPY_BATCH_S 2e-3
+#define MEMCPY_INNER_MAX 4096
+int memcpy_limit_inner(double t_one_copy);
 
 /* ------------------------------------------------------------------ report (report.c) */
 

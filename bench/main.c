@@ -27,8 +27,14 @@
  *   every rep, so neither always finds gradOutput warm from the other); every column is the median.
  *     time     poolgrad_execute() wall time (plan created once, outside the timing)
  *     GB/s     (bytes of gradOutput read + bytes of gradInput written) / time
- *     %memcpy  GB/s divided by the memcpy bandwidth of the same row (2 x gradInput bytes / memcpy time,
- *              memcpy split over the row's thread count)
+ *     %memcpy  GB/s divided by the memcpy limit of the same row: 2 x gradInput bytes / memcpy time, the
+ *              memcpy of a gradInput-sized buffer split over the row's thread count (contiguous shares).
+ *              Measured so that thread start-up does not count: inside one OpenMP parallel region, after
+ *              a barrier, each thread copies its share `memcpy_inner` times, timing each copy; a measurement
+ *              is the largest over the threads of their median copy time. memcpy_inner is chosen from one
+ *              untimed copy so that a measurement lasts about 2 ms (1 when one copy already does, at most
+ *              4096). memcpy time = the median over the reps of these measurements; memcpy_inner is in
+ *              CSV/JSON. A small buffer thus gives its in-cache copy bandwidth at that thread count.
  *     ref      the scalar golden reference: a plan created with POOLGRAD_ISA=scalar, at the row's thread
  *              count. It is slow, so it is timed with few repetitions (1 on big cases; see ref_reps in
  *              CSV/JSON). x_ref = ref time / poolgrad time.
@@ -305,7 +311,8 @@ int main(int argc, char **argv)
            cpu_name, max_threads(), datestr, __VERSION__, poolgrad_version_string(),
            poolgrad_isa_name(poolgrad_active_isa()), use_dnnl ? onednn_version : "off");
     printf("time = median of the timed reps; GB/s = (gradOutput + gradInput bytes) / time; %%mcpy = GB/s / memcpy GB/s "
-           "(memcpy of gradInput's size, same run);\n");
+           "(memcpy of gradInput's size at the row's thread count,\n       repeated inside one parallel region so "
+           "that thread start-up is not timed, same run);\n");
     if (o.sweep)
         printf("ns/elem = time per gradInput element; the scalar reference (multi-threaded) is used for the check only.\n");
     else

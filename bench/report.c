@@ -82,7 +82,7 @@ static void json_num(FILE *f, double v)
 }
 
 static const char *csv_header =
-    "case,op,dtype,layout,threads,isa,kernel,gi_numel,go_numel,bytes,reps,time_s,time_min_s,gbs,memcpy_time_s,memcpy_gbs,"
+    "case,op,dtype,layout,threads,isa,kernel,gi_numel,go_numel,bytes,reps,time_s,time_min_s,gbs,memcpy_time_s,memcpy_gbs,memcpy_inner,"
     "frac_memcpy,ns_per_elem,ref_time_s,ref_reps,speedup_vs_ref,onednn_time_s,onednn_time_min_s,speedup_vs_onednn,onednn_impl,"
     "onednn_max_abs_err,onednn_note,verified,check\n";
 
@@ -108,6 +108,7 @@ void write_csv(const char *path)
         csv_num(f, r->gbs);
         csv_num(f, r->t_memcpy);
         csv_num(f, r->memcpy_gbs);
+        fprintf(f, "%d,", r->memcpy_inner);
         csv_num(f, r->frac_memcpy);
         csv_num(f, r->ns_per_elem);
         csv_num(f, r->t_ref);
@@ -164,6 +165,7 @@ void write_json(const char *path, const options *o)
         JN("gbs", r->gbs);
         JN("memcpy_time_s", r->t_memcpy);
         JN("memcpy_gbs", r->memcpy_gbs);
+        fprintf(f, ", \"memcpy_inner\": %d", r->memcpy_inner);
         JN("frac_memcpy", r->frac_memcpy);
         JN("ns_per_elem", r->ns_per_elem);
         JN("ref_time_s", r->t_ref);

@@ -259,6 +259,10 @@ void run_row(group *g, const run_cfg *rc, const options *o)
     t0 = now_s();
     par_memcpy(g->mc_dst, g->gi_ref, g->gi_bytes, rc->threads);
     est += now_s() - t0;
+    /* the memcpy limit: enough copies per measurement that one lasts MEMCPY_BATCH_S, from a first
+     * (untimed) measurement at this thread count */
+    const int mc_inner = memcpy_limit_inner(memcpy_limit_time(g->mc_dst, g->gi_ref, g->gi_bytes, rc->threads, 1));
+    r->memcpy_inner = mc_inner;
     if (est < 0.02) { /* small problems: a few more warm-up rounds */
         for (int i = 0; i < 3; i++) {
             poolgrad_execute(plan, ws, wsz, rc->threads);
@@ -296,9 +300,7 @@ void run_row(group *g, const run_cfg *rc, const options *o)
                 td[i] = now_s() - t0;
             }
         }
-        t0 = now_s();
-        par_memcpy(g->mc_dst, g->gi_ref, g->gi_bytes, rc->threads);
-        tm[i] = now_s() - t0;
+        tm[i] = memcpy_limit_time(g->mc_dst, g->gi_ref, g->gi_bytes, rc->threads, mc_inner);
     }
     r->t_pg = median(tp, reps); /* sorts */
     r->t_pg_min = tp[0];

@@ -33,15 +33,24 @@ double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* memcpy of `bytes`, split into `threads` contiguous pieces */
+/* the share [b, e) of thread t of T: contiguous, cut at multiples of 64 bytes */
+static void share(size_t bytes, int t, int T, size_t *b, size_t *e)
+{
+    *b = bytes / 64 * (size_t)t / (size_t)T * 64;
+    *e = t + 1 == T ? bytes : bytes / 64 * (size_t)(t + 1) / (size_t)T * 64;
+}
+
+/* keeps the compiler from merging or dropping repeated copies of the same buffer */
+static inline void clobber(void) { __asm__ volatile("" ::: "memory"); }
+
 void par_memcpy(char *dst, const char *src, size_t bytes, int threads)
 {
 #ifdef _OPENMP
     if (threads > 1) {
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
         for (int t = 0; t < threads; t++) {
-            size_t b = bytes / 64 * (size_t)t / (size_t)threads * 64;
-            size_t e = t + 1 == threads ? bytes : bytes / 64 * (size_t)(t + 1) / (size_t)threads * 64;
+            size_t b, e;
+            share(bytes, t, threads, &b, &e);
             memcpy(dst + b, src + b, e - b);
         }
         return;
@@ -49,4 +58,55 @@ void par_memcpy(char *dst, const char *src, size_t bytes, int threads)
 #endif
     (void)threads;
     memcpy(dst, src, bytes);
+}
+
+/* `inner` copies of [b, e), each timed on its own: the median seconds per copy */
+static double timed_copies(char *dst, const char *src, size_t b, size_t e, int inner, double *t)
+{
+    for (int i = 0; i < inner; i++) {
+        double t0 = now_s();
+        memcpy(dst + b, src + b, e - b);
+        clobber();
+        t[i] = now_s() - t0;
+    }
+    return median(t, inner);
+}
+
+double memcpy_limit_time(char *dst, const char *src, size_t bytes, int threads, int inner)
+{
+    if (inner < 1)
+        inner = 1;
+    double worst = 0;
+#ifdef _OPENMP
+    if (threads > 1) {
+#pragma omp parallel num_threads(threads) reduction(max : worst)
+        {
+            const int T = omp_get_num_threads(), t = omp_get_thread_num();
+            size_t b, e;
+            share(bytes, t, T, &b, &e);
+            double *tt = malloc((size_t)inner * sizeof *tt);
+            if (!tt)
+                die("out of memory");
+#pragma omp barrier
+            worst = timed_copies(dst, src, b, e, inner, tt);
+            free(tt);
+        }
+        return worst;
+    }
+#endif
+    (void)threads;
+    double *tt = malloc((size_t)inner * sizeof *tt);
+    if (!tt)
+        die("out of memory");
+    worst = timed_copies(dst, src, 0, bytes, inner, tt);
+    free(tt);
+    return worst;
+}
+
+int memcpy_limit_inner(double t_one_copy)
+{
+    if (!(t_one_copy > 0))
+        return MEMCPY_INNER_MAX;
+    double n = MEMCPY_BATCH_S / t_one_copy;
+    return n < 1 ? 1 : n > MEMCPY_INNER_MAX ? MEMCPY_INNER_MAX : (int)ceil(n);
 }
