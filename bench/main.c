@@ -2,7 +2,7 @@
  * main.c — poolgrad_bench, the poolgrad benchmark, side by side with oneDNN: options and the main loop.
  *
  * USAGE
- *   poolgrad_bench                 the standard suite (issue 4): 7 cases x {f32, f16, bf16} x
+ *   poolgrad_bench                 the standard suite: 7 cases x {f32, f16, bf16} x
  *                                  {NCHW/NCDHW, channels-last}, 1 thread, plus 2 threads for the 3D cases
  *   poolgrad_bench --quick         a tiny suite (same case shapes, scaled down, odd sizes, plus a ceil-mode
  *                                  overhang case) for CI: a few seconds, exit status 1 on any FAIL
@@ -38,8 +38,8 @@
  *     ref      the scalar golden reference: a plan created with POOLGRAD_ISA=scalar, at the row's thread
  *              count. It is slow, so it is timed with few repetitions (1 on big cases; see ref_reps in
  *              CSV/JSON). x_ref = ref time / poolgrad time.
- *     check    the gradInput of the last timed poolgrad run compared bit for bit (poolgrad_compare) with
- *              the reference output (computed single-threaded, once per case/dtype/layout); "verified" or FAIL.
+ *     check    the gradInput of the last timed poolgrad run compared bit for bit (memcmp of the whole
+ *              buffer, and poolgrad_compare for the first mismatch and its size in ulp) with the reference output (computed single-threaded, once per case/dtype/layout); "verified" or FAIL.
  *              The buffer is filled with a NaN sentinel before the warm-up, so unwritten elements show.
  *     onednn   pooling_avg_include_padding / _exclude_padding backward (oneDNN C API), primitive created
  *              once per row (forward primitive descriptor as hint), the same memory layout (nchw/nhwc/
@@ -53,7 +53,7 @@
  *   CSV/JSON also carry the fastest rep (time_min_s, onednn_time_min_s), the memcpy time, ref_reps and
  *   oneDNN's implementation string (e.g. jit:avx512_core, or simple_nchw:any when oneDNN has no JIT path
  *   for that problem and layout — the output says so).
- *   At the end a "targets" block evaluates the issue-4 targets on the rows that were run (standard suite
+ *   At the end a "targets" block evaluates the performance targets on the rows that were run (standard suite
  *   only; the --quick sizes say nothing about speed). The sweep's reference runs multi-threaded, for the
  *   check only (no ref column).
  *   Exit status: 0 all rows verified, 1 any FAIL (listed at the end), 2 usage/setup error.

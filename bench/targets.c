@@ -160,7 +160,7 @@ void evaluate_targets(void)
 
 void print_targets(FILE *f)
 {
-    fprintf(f, "\ntargets (issue 4), on the rows of this run with isa %s:\n", target_isa);
+    fprintf(f, "\ntargets, on the rows of this run with isa %s:\n", target_isa);
     for (int i = 0; i < n_targets; i++)
         fprintf(f, "  [%-4s] %s\n         %s\n", targets[i].status, targets[i].name, targets[i].value);
 }
