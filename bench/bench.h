@@ -67,7 +67,8 @@ typedef struct row {
     char dtype[8];
     char layout[8];
     int threads;
-    char isa[12];
+    char isa[12];      /* the ISA that ran: the one in the kernel's name */
+    char isa_req[12];  /* the --isa cap asked for ("auto" by default) */
     char kernel[64];
     int64_t gi_numel, go_numel;
     double bytes;      /* go read + gi written */
@@ -126,6 +127,17 @@ void fill_sentinel(void *buf, size_t bytes);
 double run_reference(group *g, const poolgrad_tensor *gi, int threads, int reps, int *reps_done, double budget);
 /* Time and verify one row; appends it to rows[]. */
 void run_row(group *g, const run_cfg *rc, const options *o);
+/* The ISA in a kernel name "avgpool2d_bwd_<dtype>__<isa>[_<kind>]" ("avx2", "scalar"); "?" if none. */
+void kernel_isa(const char *kernel, char *out, size_t out_size);
+/*
+ * The label of a row that asked for cap `requested` and ran `kernel` while the cap granted `granted` (the
+ * best ISA the CPU and the build allow under it, poolgrad_active_isa()): the ISA that ran goes to label.
+ * Returns true, with the reason in why, when a cap other than auto was asked for and something else ran
+ * (the CPU lacks it, or the plan chose a kernel below it).
+ */
+bool isa_label(const char *requested, const char *kernel, const char *granted, char *label, size_t label_size,
+               char *why, size_t why_size);
+bool selftest_isa_label(void);
 /* Remember the POOLGRAD_ISA of the environment (restored after every plan made under a cap). */
 void isa_env_save(void);
 void isa_env_free(void);

@@ -13,7 +13,11 @@
  *                     (LIST: comma- or space-separated, e.g. --dtype f32,bf16 or --dtype f32 bf16)
  *   --threads LIST    thread counts, e.g. 1,2 (default: 1, and also 2 for 3D cases)
  *   --isa LIST        POOLGRAD_ISA caps to run, e.g. scalar,avx2,avx512 (default: $POOLGRAD_ISA, else auto);
- *                     the target summary is judged on the first one
+ *                     the target summary is judged on the first one. The isa column is the ISA that ran,
+ *                     read from the kernel's name (poolgrad_plan_kernel_name); a cap above what the CPU or
+ *                     the build has (poolgrad_active_isa under the cap) gives a warning on stderr, and CSV/
+ *                     JSON keep the cap asked for as isa_requested
+ *   --selftest        check the benchmark's own logic (ISA labels, ...) and exit
  *   --reps N          timed repetitions (default: adaptive, 5..101 (3 on slow rows), ~1.5 s per row)
  *   --csv FILE / --json FILE / --md FILE   write the rows (JSON and Markdown: also the environment and the
  *                     target summary) to FILE
@@ -103,12 +107,14 @@ static void usage(FILE *f)
           "  --layout LIST      nchw,cl (nchw = NCHW/NCDHW, cl = NHWC/NDHWC)\n"
           "  --threads N[,M..]  thread counts (default 1, plus 2 for 3D cases)\n"
           "  --isa LIST         POOLGRAD_ISA caps, e.g. scalar,sse2,avx2,avx512,auto (default: $POOLGRAD_ISA\n"
-          "                     or auto); the target summary uses the first\n"
+          "                     or auto); the target summary uses the first. Rows are labelled with the\n"
+          "                     ISA that ran (from the kernel name), with a warning when the CPU lacks the cap\n"
           "  --reps N           timed repetitions (default adaptive 5..101, about 1.5 s per row)\n"
           "  --csv FILE         write rows as CSV\n"
           "  --json FILE        write rows and the target summary as JSON\n"
           "  --md FILE          write the table and the target summary as Markdown (for the README)\n"
           "  --no-onednn        skip oneDNN even when built with it\n"
+          "  --selftest         check the benchmark's own logic (ISA labels, ...) and exit\n"
           "  --help             this text\n"
           "Exit status: 0 all verified, 1 a verification FAIL, 2 usage or setup error.\n",
           f);
@@ -144,6 +150,10 @@ static void parse_args(int argc, char **argv, options *o)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             exit(0);
+        } else if (!strcmp(a, "--selftest")) {
+            bool ok = selftest_isa_label();
+            printf("selftest: %s\n", ok ? "ok" : "FAIL");
+            exit(ok ? 0 : 1);
         } else if (!strcmp(a, "--quick")) {
             o->quick = true;
         } else if (!strcmp(a, "--sweep")) {

@@ -82,7 +82,7 @@ static void json_num(FILE *f, double v)
 }
 
 static const char *csv_header =
-    "case,op,dtype,layout,threads,isa,kernel,gi_numel,go_numel,bytes,reps,time_s,time_min_s,gbs,memcpy_time_s,memcpy_gbs,memcpy_inner,"
+    "case,op,dtype,layout,threads,isa,isa_requested,kernel,gi_numel,go_numel,bytes,reps,time_s,time_min_s,gbs,memcpy_time_s,memcpy_gbs,memcpy_inner,"
     "frac_memcpy,ns_per_elem,ref_time_s,ref_reps,speedup_vs_ref,onednn_time_s,onednn_time_min_s,speedup_vs_onednn,onednn_impl,"
     "onednn_max_abs_err,onednn_note,verified,check\n";
 
@@ -101,8 +101,8 @@ void write_csv(const char *path)
     fputs(csv_header, f);
     for (int i = 0; i < n_rows; i++) {
         const row *r = &rows[i];
-        fprintf(f, "%s,%s,%s,%s,%d,%s,%s,%lld,%lld,%.0f,%d,", r->case_name, r->op, r->dtype, r->layout, r->threads,
-                r->isa, r->kernel, (long long)r->gi_numel, (long long)r->go_numel, r->bytes, r->reps);
+        fprintf(f, "%s,%s,%s,%s,%d,%s,%s,%s,%lld,%lld,%.0f,%d,", r->case_name, r->op, r->dtype, r->layout,
+                r->threads, r->isa, r->isa_req, r->kernel, (long long)r->gi_numel, (long long)r->go_numel, r->bytes, r->reps);
         csv_num(f, r->t_pg);
         csv_num(f, r->t_pg_min);
         csv_num(f, r->gbs);
@@ -155,6 +155,8 @@ void write_json(const char *path, const options *o)
         fprintf(f, ", \"op\": \"%s\", \"dtype\": \"%s\", \"layout\": \"%s\", \"threads\": %d, \"isa\": ", r->op,
                 r->dtype, r->layout, r->threads);
         json_str(f, r->isa);
+        fprintf(f, ", \"isa_requested\": ");
+        json_str(f, r->isa_req);
         fprintf(f, ", \"kernel\": ");
         json_str(f, r->kernel);
         fprintf(f, ", \"gi_numel\": %lld, \"go_numel\": %lld, \"bytes\": %.0f, \"reps\": %d", (long long)r->gi_numel,

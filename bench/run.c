@@ -54,6 +54,71 @@ void isa_env_save(void)
 
 void isa_env_free(void) { free(saved_isa_env); }
 
+/* poolgrad_active_isa() under cap `isa` */
+static const char *granted_isa(const char *isa)
+{
+    set_isa(isa);
+    const char *name = poolgrad_isa_name(poolgrad_active_isa());
+    set_isa(NULL);
+    return name;
+}
+
+void kernel_isa(const char *kernel, char *out, size_t out_size)
+{
+    const char *p = strstr(kernel, "__");
+    if (!p) {
+        snprintf(out, out_size, "?");
+        return;
+    }
+    p += 2;
+    snprintf(out, out_size, "%.*s", (int)strcspn(p, "_"), p);
+}
+
+static bool is_auto(const char *isa) { return !isa || !*isa || !strcmp(isa, "auto"); }
+
+bool isa_label(const char *requested, const char *kernel, const char *granted, char *label, size_t label_size,
+               char *why, size_t why_size)
+{
+    kernel_isa(kernel, label, label_size);
+    why[0] = 0;
+    if (is_auto(requested) || !strcmp(requested, label))
+        return false;
+    if (strcmp(requested, granted))
+        snprintf(why, why_size, "--isa %s: this CPU has no %s, poolgrad runs %s kernels (rows say %s)", requested,
+                 requested, granted, label);
+    else /* the cap was granted, but the plan chose a kernel below it (e.g. an ISA not built, or no kernel) */
+        snprintf(why, why_size, "--isa %s: the plan chose a %s kernel (%s); rows say what ran", requested, label,
+                 kernel);
+    return true;
+}
+
+bool selftest_isa_label(void)
+{
+    static const struct {
+        const char *req, *kernel, *granted, *label;
+        bool warn;
+    } t[] = {
+        { "avx512", "avgpool2d_bwd_f32__avx2_nchw_b", "avx2", "avx2", true },  /* AVX2-only CPU */
+        { "avx512", "avgpool3d_bwd_bf16__avx512_nhwc_q", "avx512", "avx512", false },
+        { "auto", "avgpool2d_bwd_f32__avx512_global", "avx512", "avx512", false },
+        { "avx2", "avgpool2d_bwd_f16__scalar", "avx2", "scalar", true }, /* below the cap granted */
+        { "scalar", "avgpool2d_bwd_f32__scalar", "scalar", "scalar", false },
+        { "neon", "avgpool2d_bwd_f32__avx512_nchw", "avx512", "avx512", true }, /* a cap of another architecture */
+        { "avx2", "no_isa_here", "avx2", "?", true },
+    };
+    bool ok = true;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char label[16], why[160];
+        bool w = isa_label(t[i].req, t[i].kernel, t[i].granted, label, sizeof label, why, sizeof why);
+        if (w != t[i].warn || strcmp(label, t[i].label)) {
+            printf("selftest isa_label(%s, %s, %s): got %s%s, want %s%s\n", t[i].req, t[i].kernel, t[i].granted,
+                   label, w ? " + warning" : "", t[i].label, t[i].warn ? " + warning" : "");
+            ok = false;
+        }
+    }
+    return ok;
+}
+
 /* ------------------------------------------------------------------ one case/dtype/layout group */
 
 static poolgrad_status make_views(group *g)
@@ -220,6 +285,7 @@ void run_row(group *g, const run_cfg *rc, const options *o)
     snprintf(r->dtype, sizeof r->dtype, "%s", dtype_name(g->dt));
     snprintf(r->layout, sizeof r->layout, "%s", g->cl ? (bc->sd == 2 ? "nhwc" : "ndhwc") : (bc->sd == 2 ? "nchw" : "ncdhw"));
     snprintf(r->isa, sizeof r->isa, "%s", rc->isa);
+    snprintf(r->isa_req, sizeof r->isa_req, "%s", rc->isa);
     r->threads = rc->threads;
     r->gi_numel = g->gi_numel;
     r->go_numel = g->go_numel;
@@ -239,6 +305,22 @@ void run_row(group *g, const run_cfg *rc, const options *o)
         return;
     }
     snprintf(r->kernel, sizeof r->kernel, "%s", poolgrad_plan_kernel_name(plan));
+    {
+        /* label the row with what ran; warn once per cap the CPU or the build cannot honour */
+        static char warned[MAX_LIST][12];
+        static int n_warned;
+        char why[160];
+        if (isa_label(rc->isa, r->kernel, granted_isa(rc->isa), r->isa, sizeof r->isa, why, sizeof why)) {
+            bool seen = false;
+            for (int i = 0; i < n_warned; i++)
+                seen |= !strcmp(warned[i], rc->isa);
+            if (!seen && n_warned < MAX_LIST) {
+                snprintf(warned[n_warned++], sizeof warned[0], "%s", rc->isa);
+                progress_end();
+                fprintf(stderr, "poolgrad_bench: warning: %s\n", why);
+            }
+        }
+    }
     size_t wsz = poolgrad_plan_workspace_size(plan);
     void *ws = wsz ? xalloc(wsz) : NULL;
 

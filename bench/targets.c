@@ -22,14 +22,14 @@ static target *add_target(const char *name)
 /* the targets are judged on the first --isa of the list (default auto) */
 const char *target_isa = "auto";
 
-static bool is_1t_auto(const row *r) { return !r->sweep && r->threads == 1 && !strcmp(r->isa, target_isa); }
+static bool is_1t_auto(const row *r) { return !r->sweep && r->threads == 1 && !strcmp(r->isa_req, target_isa); }
 
 static const row *find_row(const row *like, const char *dtype, int threads)
 {
     for (int i = 0; i < n_rows; i++) {
         const row *r = &rows[i];
         if (!r->sweep && !strcmp(r->case_name, like->case_name) && !strcmp(r->layout, like->layout) &&
-            !strcmp(r->isa, like->isa) && !strcmp(r->dtype, dtype) && r->threads == threads)
+            !strcmp(r->isa_req, like->isa_req) && !strcmp(r->dtype, dtype) && r->threads == threads)
             return r;
     }
     return NULL;
@@ -137,7 +137,7 @@ void evaluate_targets(void)
         const row *worst = NULL;
         for (int i = 0; i < n_rows; i++) {
             const row *r = &rows[i];
-            if (r->sweep || r->threads != 2 || strcmp(r->op, "avgpool3d") || strcmp(r->isa, target_isa))
+            if (r->sweep || r->threads != 2 || strcmp(r->op, "avgpool3d") || strcmp(r->isa_req, target_isa))
                 continue;
             const row *one = find_row(r, r->dtype, 1);
             if (!one)
