@@ -87,8 +87,8 @@ bool isa_label(const char *requested, const char *kernel, const char *granted, c
         snprintf(why, why_size, "--isa %s: this CPU has no %s, poolgrad runs %s kernels (rows say %s)", requested,
                  requested, granted, label);
     else /* the cap was granted, but the plan chose a kernel below it (e.g. an ISA not built, or no kernel) */
-        snprintf(why, why_size, "--isa %s: the plan chose a %s kernel (%s); rows say what ran", requested, label,
-                 kernel);
+        snprintf(why, why_size, "--isa %s: the plan chose %s, a kernel below the cap; rows say %s", requested,
+                 kernel, label);
     return true;
 }
 
