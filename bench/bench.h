@@ -174,12 +174,37 @@ void write_md(const char *path, const options *o, bool dnnl);
 
 /* ------------------------------------------------------------------ environment (env.c) */
 
+typedef struct cache_info {
+    int level;          /* 1, 2, 3 */
+    char type[16];      /* Data, Instruction, Unified */
+    char size[16];      /* as sysfs says it, e.g. 48K */
+    int ways, line;     /* associativity, line size in bytes (0: unknown) */
+    char shared[32];    /* shared_cpu_list, e.g. 0-1 */
+} cache_info;
+
+/* What the JSON "context" says about the machine (sysfs and /proc; "unknown" where absent). */
+typedef struct bench_context {
+    char vendor[32];
+    int family, model, stepping;       /* -1: unknown */
+    char flags[256];                   /* the ISA-relevant /proc/cpuinfo flags present */
+    double cpuinfo_mhz;                /* /proc/cpuinfo "cpu MHz", NAN: unknown */
+    cache_info caches[8];              /* cpu0's, from /sys/devices/system/cpu/cpu0/cache/index* */
+    int n_caches;
+    char governor[32];                 /* cpu0/cpufreq/scaling_governor, "unknown" without cpufreq */
+    double freq_cur_mhz, freq_min_mhz, freq_max_mhz, freq_hw_max_mhz; /* cpufreq, NAN: unknown */
+    char isa_detected[16];             /* poolgrad_active_isa() without a POOLGRAD_ISA cap */
+    char isa_cap_env[16];              /* POOLGRAD_ISA at start ("" if unset) */
+} bench_context;
+
+extern bench_context ctx;
 extern char cpu_name[128];
 extern char onednn_version[64];
 extern char cmdline[512];
 extern char datestr[64];
 extern double load_start, load_end;
 void describe_env(int argc, char **argv);
+/* "L1d 48K, L1i 32K, L2 2048K, L3 266240K" */
+void caches_summary(char *buf, size_t n);
 double loadavg1(void);
 
 /* ------------------------------------------------------------------ targets (targets.c) */

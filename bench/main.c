@@ -320,6 +320,16 @@ int main(int argc, char **argv)
     printf("cpu: %s (%d threads available) | %s | compiler: gcc %s | poolgrad %s, best ISA %s | oneDNN: %s\n",
            cpu_name, max_threads(), datestr, __VERSION__, poolgrad_version_string(),
            poolgrad_isa_name(poolgrad_active_isa()), use_dnnl ? onednn_version : "off");
+    {
+        char caches[160], freq[96];
+        caches_summary(caches, sizeof caches);
+        if (isnan(ctx.freq_cur_mhz))
+            snprintf(freq, sizeof freq, "frequency unknown (no cpufreq; /proc/cpuinfo says %.0f MHz)", ctx.cpuinfo_mhz);
+        else
+            snprintf(freq, sizeof freq, "%.0f MHz (max %.0f)", ctx.freq_cur_mhz, ctx.freq_max_mhz);
+        printf("caches (cpu0): %s | %s, governor %s | ISA detected %s%s%s\n", caches, freq, ctx.governor,
+               ctx.isa_detected, ctx.isa_cap_env[0] ? ", POOLGRAD_ISA=" : "", ctx.isa_cap_env);
+    }
     printf("time = median of the timed reps; GB/s = (gradOutput + gradInput bytes) / time; %%mcpy = GB/s / memcpy GB/s "
            "(memcpy of gradInput's size at the row's thread count,\n       repeated inside one parallel region so "
            "that thread start-up is not timed, same run);\n");

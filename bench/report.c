@@ -124,6 +124,65 @@ void write_csv(const char *path)
     fclose(f);
 }
 
+/* a number, or "unknown" */
+static void json_num_or_unknown(FILE *f, double v)
+{
+    if (isnan(v) || isinf(v))
+        json_str(f, "unknown");
+    else
+        fprintf(f, "%.9g", v);
+}
+
+/* "context": the machine as env.c found it */
+static void write_json_context(FILE *f)
+{
+    fprintf(f, ",\n  \"context\": {\n    \"cpu_model\": {\"name\": ");
+    json_str(f, cpu_name);
+    fprintf(f, ", \"vendor\": ");
+    json_str(f, ctx.vendor);
+    fprintf(f, ", \"family\": ");
+    json_num_or_unknown(f, ctx.family < 0 ? NAN : ctx.family);
+    fprintf(f, ", \"model\": ");
+    json_num_or_unknown(f, ctx.model < 0 ? NAN : ctx.model);
+    fprintf(f, ", \"stepping\": ");
+    json_num_or_unknown(f, ctx.stepping < 0 ? NAN : ctx.stepping);
+    fprintf(f, ", \"cpuinfo_mhz\": ");
+    json_num_or_unknown(f, ctx.cpuinfo_mhz);
+    fprintf(f, "},\n    \"cpu_flags\": ");
+    json_str(f, ctx.flags);
+    fprintf(f, ",\n    \"isa_detected\": ");
+    json_str(f, ctx.isa_detected);
+    fprintf(f, ", \"isa_cap_env\": ");
+    json_str(f, ctx.isa_cap_env);
+    fprintf(f, ",\n    \"threads_available\": %d", max_threads());
+    fprintf(f, ",\n    \"caches\": [");
+    for (int i = 0; i < ctx.n_caches; i++) {
+        const cache_info *c = &ctx.caches[i];
+        fprintf(f, "%s\n      {\"level\": %d, \"type\": ", i ? "," : "", c->level);
+        json_str(f, c->type);
+        fprintf(f, ", \"size\": ");
+        json_str(f, c->size);
+        fprintf(f, ", \"ways\": ");
+        json_num_or_unknown(f, c->ways ? c->ways : NAN);
+        fprintf(f, ", \"line_bytes\": ");
+        json_num_or_unknown(f, c->line ? c->line : NAN);
+        fprintf(f, ", \"shared_cpu_list\": ");
+        json_str(f, c->shared);
+        fprintf(f, "}");
+    }
+    fprintf(f, "%s],\n    \"cpufreq\": {\"governor\": ", ctx.n_caches ? "\n    " : "");
+    json_str(f, ctx.governor);
+    fprintf(f, ", \"cur_mhz\": ");
+    json_num_or_unknown(f, ctx.freq_cur_mhz);
+    fprintf(f, ", \"min_mhz\": ");
+    json_num_or_unknown(f, ctx.freq_min_mhz);
+    fprintf(f, ", \"max_mhz\": ");
+    json_num_or_unknown(f, ctx.freq_max_mhz);
+    fprintf(f, ", \"hw_max_mhz\": ");
+    json_num_or_unknown(f, ctx.freq_hw_max_mhz);
+    fprintf(f, "}\n  }");
+}
+
 void write_json(const char *path, const options *o)
 {
     FILE *f = fopen(path, "w");
@@ -141,6 +200,7 @@ void write_json(const char *path, const options *o)
     json_str(f, poolgrad_version_string());
     fprintf(f, ",\n  \"active_isa\": ");
     json_str(f, poolgrad_isa_name(poolgrad_active_isa()));
+    write_json_context(f);
     fprintf(f, ",\n  \"onednn\": ");
     json_str(f, onednn_version);
     fprintf(f, ",\n  \"loadavg_start\": ");
@@ -210,10 +270,13 @@ void write_md(const char *path, const options *o, bool dnnl)
     FILE *f = fopen(path, "w");
     if (!f)
         die("cannot write %s: %s", path, strerror(errno));
+    char caches[160];
+    caches_summary(caches, sizeof caches);
     fprintf(f, "CPU: %s (%d threads), %s, gcc %s, poolgrad %s (best ISA %s), oneDNN %s, load average %.2f.  \n"
-               "Command: `%s`\n\n",
+               "Caches: %s; governor %s.  \nCommand: `%s`\n\n",
             cpu_name, max_threads(), datestr, __VERSION__, poolgrad_version_string(),
-            poolgrad_isa_name(poolgrad_active_isa()), dnnl ? onednn_version : "off", load_start, cmdline);
+            poolgrad_isa_name(poolgrad_active_isa()), dnnl ? onednn_version : "off", load_start, caches, ctx.governor,
+            cmdline);
     fprintf(f, "| case | op | dtype | layout | thr | kernel | time | GB/s | %% memcpy | %s |%s check |\n",
             o->sweep ? "ns/elem" : "ref | x ref", dnnl ? " oneDNN | x oneDNN | oneDNN impl |" : "");
     fprintf(f, "|---|---|---|---|--:|---|--:|--:|--:|--:|%s%s---|\n", o->sweep ? "" : "--:|",
