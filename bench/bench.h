@@ -26,11 +26,17 @@
 
 typedef struct bench_case {
     const char *name;
-    int sd;                 /* spatial dims */
-    int64_t n, c, in[3];    /* in: (D,) H, W — for 2D only in[0..1] used */
-    int64_t k, s, p;        /* the same on every axis */
+    int sd;                       /* spatial dims */
+    int64_t n, c, in[3];          /* in: (D,) H, W — for 2D only in[0..1] used */
+    int64_t k[3], s[3], p[3];     /* kernel, stride, padding per axis, in the order of in[] */
     bool ceil, cip;
+    int64_t divisor;              /* divisor_override, 0: none */
 } bench_case;
+
+/* a case with the same kernel, stride and padding on every axis */
+#define BENCH_CASE(name, sd, n, c, in, k, s, p, ceil, cip)                                                        \
+    { name, sd, n, c, in, { k, k, k }, { s, s, s }, { p, p, p }, ceil, cip, 0 }
+#define DIMS(...) { __VA_ARGS__ }
 
 extern const bench_case standard_suite[];
 extern const int n_standard_suite;
@@ -38,6 +44,14 @@ extern const bench_case quick_suite[];
 extern const int n_quick_suite;
 /* Sweep cases: gradInput element count 2^e, e = 16..26; names written into `names` */
 int make_sweep(bench_case *out, char names[][48]);
+/*
+ * Parse a benchdnn-style problem descriptor (e.g. mb32ic64ih56iw56kh3kw3sh2sw2ph1pw1, 3D with id/kd/sd/pd)
+ * into *out with ceil mode, count_include_pad and divisor_override as given, named by its n<name> suffix or
+ * the descriptor itself (kept in name_buf). On error, false and a message naming the bad token in err.
+ */
+bool parse_problem(const char *desc, bool ceil, bool cip, int64_t divisor, bench_case *out, char *name_buf,
+                   size_t name_size, char *err, size_t err_size);
+bool selftest_problems(void);
 
 /* ------------------------------------------------------------------ options (main.c) */
 
@@ -57,12 +71,16 @@ typedef struct options {
     int reps;      /* 0: adaptive */
     double budget; /* seconds per row, adaptive reps */
     const char *csv, *json, *md;
+    const char *problems[MAX_LIST]; /* --problem descriptors: run these instead of a suite */
+    int n_problems;
+    bool p_ceil, p_exclude_pad;     /* --ceil, --exclude-pad: for the --problem descriptors */
+    int64_t p_divisor;              /* --divisor N */
 } options;
 
 /* ------------------------------------------------------------------ rows (run.c) */
 
 typedef struct row {
-    char case_name[48];
+    char case_name[96];
     char op[12];
     char dtype[8];
     char layout[8];

@@ -8,6 +8,14 @@
  *                                  overhang case) for CI: a few seconds, exit status 1 on any FAIL
  *   poolgrad_bench --sweep         one 2D and one 3D case (k3 s2 p1, f32) with the gradInput element count
  *                                  doubling 2^16 .. 2^26: time per element
+ *   poolgrad_bench --problem DESC  your own shapes instead of a suite (repeatable, or a comma list), in the
+ *                                  benchdnn style: mb32ic64ih56iw56kh3kw3sh2sw2ph1pw1 (2D), with id/kd/sd/pd
+ *                                  (and od/oh/ow, checked) for 3D, e.g. mb4ic64id16ih56iw56kd3kh3kw3sd2sh2sw2
+ *                                  pd1ph1pw1; defaults mb2, W and D entries copy H, stride 1, padding 0;
+ *                                  a trailing n<name> names the rows. With --dtype, --layout, --threads, --isa
+ *                                  as for the suite, and for all the descriptors:
+ *     --ceil          ceil mode          --exclude-pad   count_include_pad off          --divisor N   override
+ *                     A bad descriptor is an error (exit status 2) naming the token.
  *   --filter SUBSTR   keep rows whose "case op dtype layout" contains SUBSTR (repeatable: any match)
  *   --dtype LIST      f32,f16,bf16          --layout LIST   nchw,cl   (nchw means NCHW or NCDHW)
  *                     (LIST: comma- or space-separated, e.g. --dtype f32,bf16 or --dtype f32 bf16)
@@ -102,6 +110,11 @@ static void usage(FILE *f)
           "                     (+2 threads for 3D), verified bit-for-bit against the scalar reference\n"
           "  --quick            tiny suite for CI (a few seconds); exit status 1 on any FAIL\n"
           "  --sweep            2D and 3D k3s2p1 with gradInput elements 2^16..2^26: time per element\n"
+          "  --problem DESC     time your own shape instead of a suite (repeatable, or comma list), benchdnn\n"
+          "                     style: mb32ic64ih56iw56kh3kw3sh2sw2ph1pw1; 3D: add id/kd/sd/pd; defaults mb2,\n"
+          "                     iw=ih, kw=kh, sw=sh=1, pw=ph=0, D entries copy H; optional trailing n<name>\n"
+          "  --ceil / --exclude-pad / --divisor N   ceil mode, count_include_pad off, divisor_override, for\n"
+          "                     every --problem\n"
           "  --filter SUBSTR    keep rows whose \"case op dtype layout\" contains SUBSTR (repeatable)\n"
           "  --dtype LIST       f32,f16,bf16 (any LIST: comma- or space-separated)\n"
           "  --layout LIST      nchw,cl (nchw = NCHW/NCDHW, cl = NHWC/NDHWC)\n"
@@ -152,8 +165,21 @@ static void parse_args(int argc, char **argv, options *o)
             exit(0);
         } else if (!strcmp(a, "--selftest")) {
             bool ok = selftest_isa_label();
+            ok &= selftest_problems();
             printf("selftest: %s\n", ok ? "ok" : "FAIL");
             exit(ok ? 0 : 1);
+        } else if (!strcmp(a, "--problem")) {
+            o->n_problems += take_list(argc, argv, &i, o->problems + o->n_problems, MAX_LIST - o->n_problems);
+        } else if (!strcmp(a, "--ceil")) {
+            o->p_ceil = true;
+        } else if (!strcmp(a, "--exclude-pad")) {
+            o->p_exclude_pad = true;
+        } else if (!strcmp(a, "--divisor")) {
+            char *end;
+            long long v = strtoll(NEXT(), &end, 10);
+            if (*end || v < 1 || v > (1LL << 40))
+                die("bad --divisor '%s' (a positive integer)", argv[i]);
+            o->p_divisor = v;
         } else if (!strcmp(a, "--quick")) {
             o->quick = true;
         } else if (!strcmp(a, "--sweep")) {
@@ -292,7 +318,22 @@ int main(int argc, char **argv)
     int n_cases;
     static bench_case sweep_cases[32];
     static char sweep_names[32][48];
-    if (o.sweep) {
+    static bench_case problem_cases[MAX_LIST];
+    static char problem_names[MAX_LIST][96];
+    if ((o.p_ceil || o.p_exclude_pad || o.p_divisor) && !o.n_problems)
+        die("--ceil, --exclude-pad and --divisor apply to --problem descriptors only");
+    if (o.n_problems && (o.sweep || o.quick))
+        die("--problem replaces the suite: not with --quick or --sweep");
+    if (o.n_problems) {
+        for (int i = 0; i < o.n_problems; i++) {
+            char err[320];
+            if (!parse_problem(o.problems[i], o.p_ceil, !o.p_exclude_pad, o.p_divisor, &problem_cases[i],
+                               problem_names[i], sizeof problem_names[i], err, sizeof err))
+                die("--problem: %s", err);
+        }
+        cases = problem_cases;
+        n_cases = o.n_problems;
+    } else if (o.sweep) {
         n_cases = make_sweep(sweep_cases, sweep_names);
         cases = sweep_cases;
     } else if (o.quick) {
@@ -316,7 +357,8 @@ int main(int argc, char **argv)
     if (progress_total == 0)
         die("no case matches the filters");
 
-    printf("poolgrad_bench %s — %s\n", o.sweep ? "sweep" : o.quick ? "quick suite" : "standard suite", cmdline);
+    printf("poolgrad_bench %s — %s\n", o.sweep ? "sweep" : o.quick ? "quick suite" : o.n_problems ? "problems" : "standard suite",
+           cmdline);
     printf("cpu: %s (%d threads available) | %s | compiler: gcc %s | poolgrad %s, best ISA %s | oneDNN: %s\n",
            cpu_name, max_threads(), datestr, __VERSION__, poolgrad_version_string(),
            poolgrad_isa_name(poolgrad_active_isa()), use_dnnl ? onednn_version : "off");
@@ -397,7 +439,7 @@ int main(int argc, char **argv)
     double elapsed = now_s() - t_start;
     load_end = loadavg1();
 
-    if (!o.sweep && !o.quick) { /* the quick suite's tiny sizes say nothing about the targets */
+    if (!o.sweep && !o.quick && !o.n_problems) { /* targets are about the standard suite, not tiny or own sizes */
         target_isa = o.isas[0];
         evaluate_targets();
         print_targets(stdout);

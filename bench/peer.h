@@ -26,8 +26,9 @@ typedef struct peer_problem {
     bool cl;                   /* channels-last (NHWC/NDHWC) rather than NCHW/NCDHW */
     const int64_t *gi_shape;   /* N, C, (D,) H, W */
     const int64_t *go_shape;
-    int64_t k, s, p;           /* the same on every axis */
+    const int64_t *k, *s, *p;  /* kernel, stride, padding per spatial axis, (D,) H, W */
     bool cip;                  /* count_include_pad */
+    int64_t divisor;           /* divisor_override, 0: none */
     bool ceil_overhang;        /* ceil mode makes a window start in the right padding */
     const void *go;
     void *gi;
@@ -45,7 +46,7 @@ const char *peer_version(void);
 /*
  * Prepare one problem at pp->threads threads (outside any timing). On success the implementation name goes
  * to impl and a remark on comparability (or "") to note; on failure NULL, and impl says why ("n/a" when the
- * peer has no implementation for the dtype).
+ * peer has no implementation for the dtype or the parameters, e.g. a divisor override).
  */
 peer_run *peer_setup(const peer_problem *pp, char *impl, size_t impl_size, char *note, size_t note_size);
 /* Run it once, to completion. */

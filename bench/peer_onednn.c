@@ -76,6 +76,10 @@ peer_run *peer_setup(const peer_problem *pp, char *impl, size_t impl_size, char 
         snprintf(impl, impl_size, "n/a");
         return NULL;
     }
+    if (pp->divisor) {
+        snprintf(impl, impl_size, "n/a (divisor override)");
+        return NULL;
+    }
     peer_run *d = calloc(1, sizeof *d);
     if (!d)
         die("out of memory");
@@ -87,11 +91,11 @@ peer_run *peer_setup(const peer_problem *pp, char *impl, size_t impl_size, char 
     }
     for (int a = 0; a < pp->sd; a++) {
         int64_t I = pp->gi_shape[2 + a], O = pp->go_shape[2 + a];
-        strides[a] = pp->s;
-        kernel[a] = pp->k;
-        pl[a] = pp->p;
-        int64_t need = (O - 1) * pp->s + pp->k - I - pp->p; /* right padding making oneDNN's floor give O */
-        pr[a] = need > pp->p ? need : pp->p;
+        strides[a] = pp->s[a];
+        kernel[a] = pp->k[a];
+        pl[a] = pp->p[a];
+        int64_t need = (O - 1) * pp->s[a] + pp->k[a] - I - pp->p[a]; /* right padding: oneDNN's floor gives O */
+        pr[a] = need > pp->p[a] ? need : pp->p[a];
     }
     dnnl_format_tag_t tag = pp->sd == 2 ? (pp->cl ? dnnl_nhwc : dnnl_nchw) : (pp->cl ? dnnl_ndhwc : dnnl_ncdhw);
     dnnl_data_type_t ddt = pp->dt == POOLGRAD_F32 ? dnnl_f32 : dnnl_bf16;

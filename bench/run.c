@@ -151,13 +151,13 @@ bool group_init(group *g, const bench_case *bc, poolgrad_dtype dt, bool cl)
     poolgrad_params *p = &g->params;
     p->spatial_dims = bc->sd;
     for (int a = 0; a < 3; a++) {
-        p->kernel[a] = bc->k;
-        p->stride[a] = bc->s;
-        p->padding[a] = bc->p;
+        p->kernel[a] = bc->k[a];
+        p->stride[a] = bc->s[a];
+        p->padding[a] = bc->p[a];
     }
     p->ceil_mode = bc->ceil;
     p->count_include_pad = bc->cip;
-    p->divisor_override = 0;
+    p->divisor_override = bc->divisor;
     poolgrad_status st = poolgrad_output_shape(p, g->rank, g->gi_shape, g->go_shape);
     if (st != POOLGRAD_OK) {
         fprintf(stderr, "poolgrad_bench: %s: output shape: %s\n", bc->name, poolgrad_status_string(st));
@@ -270,7 +270,7 @@ static bool ceil_overhang(const group *g)
         return false;
     for (int a = 0; a < bc->sd; a++) {
         int64_t I = g->gi_shape[2 + a], O = g->go_shape[2 + a];
-        if ((O - 1) * bc->s + bc->k > I + bc->p)
+        if ((O - 1) * bc->s[a] + bc->k[a] > I + bc->p[a])
             return true;
     }
     return false;
@@ -291,7 +291,9 @@ void run_row(group *g, const run_cfg *rc, const options *o)
     r->go_numel = g->go_numel;
     r->bytes = (double)(g->gi_bytes + g->go_bytes);
     r->sweep = rc->sweep;
-    r->overlap = bc->k > bc->s;
+    r->overlap = false;
+    for (int a = 0; a < bc->sd; a++)
+        r->overlap |= bc->k[a] > bc->s[a];
     r->global = true;
     for (int a = 0; a < bc->sd; a++)
         if (g->go_shape[2 + a] != 1)
@@ -328,7 +330,7 @@ void run_row(group *g, const run_cfg *rc, const options *o)
     if (rc->use_dnnl) {
         r->has_dnnl = true;
         peer_problem pp = { bc->sd, g->dt, g->cl, g->gi_shape, g->go_shape, bc->k, bc->s, bc->p, bc->cip,
-                            ceil_overhang(g), g->go, g->gi_dnnl, rc->threads };
+                            bc->divisor, ceil_overhang(g), g->go, g->gi_dnnl, rc->threads };
         dr = peer_setup(&pp, r->dnnl_impl, sizeof r->dnnl_impl, r->dnnl_note, sizeof r->dnnl_note);
     }
     const bool dnnl_on = dr != NULL;
