@@ -75,6 +75,7 @@ typedef struct options {
     int n_problems;
     bool p_ceil, p_exclude_pad;     /* --ceil, --exclude-pad: for the --problem descriptors */
     int64_t p_divisor;              /* --divisor N */
+    const char *compare;            /* --compare OLD.json */
 } options;
 
 /* ------------------------------------------------------------------ rows (run.c) */
@@ -239,6 +240,32 @@ extern int n_targets;
 extern const char *target_isa;
 void evaluate_targets(void);
 void print_targets(FILE *f);
+
+/* ------------------------------------------------------------------ reading JSON back (json.c) */
+
+typedef enum jv_type { JV_NULL, JV_BOOL, JV_NUM, JV_STR, JV_ARR, JV_OBJ } jv_type;
+typedef struct jv {
+    jv_type type;
+    bool b;
+    double num;
+    char *str;
+    struct jv *items; /* array elements or object values */
+    char **keys;      /* object keys (NULL entries in an array) */
+    int n;
+} jv;
+
+jv *json_parse(const char *text, char *err, size_t err_size);
+jv *json_read_file(const char *path, char *err, size_t err_size);
+void jv_free(jv *v);
+const jv *jv_get(const jv *obj, const char *key);              /* NULL if absent or obj is no object */
+const char *jv_str(const jv *obj, const char *key, const char *dflt); /* dflt unless a string */
+double jv_num(const jv *obj, const char *key);                  /* NAN unless a number */
+bool selftest_json(void);
+
+/* ------------------------------------------------------------------ --compare (compare.c) */
+
+/* Print per-row deltas of this run's rows against the rows of a previous --json file. */
+void compare_with(FILE *f, const char *old_json);
 
 /* ------------------------------------------------------------------ common (common.c) */
 

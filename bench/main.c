@@ -29,6 +29,8 @@
  *   --reps N          timed repetitions (default: adaptive, 5..101 (3 on slow rows), ~1.5 s per row)
  *   --csv FILE / --json FILE / --md FILE   write the rows (JSON and Markdown: also the environment and the
  *                     target summary) to FILE
+ *   --compare OLD.json  after the run, per-row deltas against an earlier --json file: old and new poolgrad
+ *                     time and new/old, rows matched by case/dtype/layout/threads/isa, and their geomean
  *   --no-onednn       skip the oneDNN columns even when built with oneDNN
  *   --help
  *
@@ -126,6 +128,8 @@ static void usage(FILE *f)
           "  --csv FILE         write rows as CSV\n"
           "  --json FILE        write rows and the target summary as JSON\n"
           "  --md FILE          write the table and the target summary as Markdown (for the README)\n"
+          "  --compare OLD.json per-row deltas against an earlier --json run: old time, new time, new/old\n"
+          "                     (rows matched by case, dtype, layout, threads, isa)\n"
           "  --no-onednn        skip oneDNN even when built with it\n"
           "  --selftest         check the benchmark's own logic (ISA labels, ...) and exit\n"
           "  --help             this text\n"
@@ -166,6 +170,7 @@ static void parse_args(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--selftest")) {
             bool ok = selftest_isa_label();
             ok &= selftest_problems();
+            ok &= selftest_json();
             printf("selftest: %s\n", ok ? "ok" : "FAIL");
             exit(ok ? 0 : 1);
         } else if (!strcmp(a, "--problem")) {
@@ -229,6 +234,8 @@ static void parse_args(int argc, char **argv, options *o)
             if (*end || v < 1 || v > 100000)
                 die("bad --reps");
             o->reps = (int)v;
+        } else if (!strcmp(a, "--compare")) {
+            o->compare = NEXT();
         } else if (!strcmp(a, "--csv")) {
             o->csv = NEXT();
         } else if (!strcmp(a, "--json")) {
@@ -320,6 +327,16 @@ int main(int argc, char **argv)
     static char sweep_names[32][48];
     static bench_case problem_cases[MAX_LIST];
     static char problem_names[MAX_LIST][96];
+    if (o.compare) { /* a bad path or file is an error before the run, not after it */
+        char err[300];
+        jv *old = json_read_file(o.compare, err, sizeof err);
+        if (!old)
+            die("--compare: %s", err);
+        bool has_rows = jv_get(old, "rows") && jv_get(old, "rows")->type == JV_ARR;
+        jv_free(old);
+        if (!has_rows)
+            die("--compare: %s has no \"rows\" array (not a poolgrad_bench --json file?)", o.compare);
+    }
     if ((o.p_ceil || o.p_exclude_pad || o.p_divisor) && !o.n_problems)
         die("--ceil, --exclude-pad and --divisor apply to --problem descriptors only");
     if (o.n_problems && (o.sweep || o.quick))
@@ -467,6 +484,8 @@ int main(int argc, char **argv)
     printf("%d rows, %d FAIL, %.1f s (load average %.2f at start, %.2f at the end, this run included)\n", n_rows,
            fails, elapsed, load_start, load_end);
 
+    if (o.compare)
+        compare_with(stdout, o.compare);
     if (o.csv)
         write_csv(o.csv);
     if (o.json)
