@@ -76,6 +76,8 @@ typedef struct options {
     bool p_ceil, p_exclude_pad;     /* --ceil, --exclude-pad: for the --problem descriptors */
     int64_t p_divisor;              /* --divisor N */
     const char *compare;            /* --compare OLD.json */
+    const char *dump;               /* --dump DIR: write inputs and reference outputs for torch_bench.py */
+    const char *torch;              /* --torch TORCH.json: the PyTorch column */
 } options;
 
 /* ------------------------------------------------------------------ rows (run.c) */
@@ -104,6 +106,9 @@ typedef struct row {
     char dnnl_impl[64];
     char dnnl_note[64];
     double dnnl_maxabs; /* max |oneDNN - reference| over finite elements, NAN if none */
+    bool has_torch;     /* a row of --torch TORCH.json matched */
+    double t_torch, x_torch; /* PyTorch's median time (separate process, see torch_io.c), t_torch / t_pg */
+    char torch_check[48];    /* torch_bench.py's bit comparison with the reference */
     int reps;
     double ns_per_elem;
     bool verified;
@@ -184,6 +189,7 @@ int memcpy_limit_inner(double t_one_copy);
 
 /* ------------------------------------------------------------------ report (report.c) */
 
+extern bool report_torch; /* the torch columns (--torch) */
 void fmt_time(char *buf, size_t n, double s);
 void print_header(FILE *f, bool sweep, bool dnnl);
 void print_row(FILE *f, const row *r, bool dnnl);
@@ -266,6 +272,19 @@ bool selftest_json(void);
 
 /* Print per-row deltas of this run's rows against the rows of a previous --json file. */
 void compare_with(FILE *f, const char *old_json);
+
+/* ------------------------------------------------------------------ PyTorch files (torch_io.c) */
+
+/* --dump DIR: gradOutput and the reference gradInput of one group, and its manifest entry */
+void torch_dump_group(const group *g, const char *dir);
+/* close DIR/manifest.json; the number of problems written */
+int torch_dump_finish(void);
+/* --torch TORCH.json: read it (exits on a bad file); torch_attach fills the torch fields of a row from its
+ * matching entry, false if there is none */
+void torch_load(const char *path);
+bool torch_attach(row *r);
+void torch_unload(void);
+extern char torch_version[64];
 
 /* ------------------------------------------------------------------ common (common.c) */
 

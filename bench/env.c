@@ -29,6 +29,7 @@ double loadavg1(void)
 }
 char onednn_version[64] = "not built";
 bench_context ctx;
+char torch_version[64] = "not run";
 char cmdline[512];
 char datestr[64];
 

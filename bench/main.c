@@ -32,6 +32,21 @@
  *   --compare OLD.json  after the run, per-row deltas against an earlier --json file: old and new poolgrad
  *                     time and new/old, rows matched by case/dtype/layout/threads/isa, and their geomean
  *   --no-onednn       skip the oneDNN columns even when built with oneDNN
+ *   --dump DIR        no timed rows: write every problem's gradOutput and reference gradInput (raw, memory
+ *                     order) and DIR/manifest.json, for bench/torch_bench.py
+ *   --torch FILE      add the PyTorch columns (torch = PyTorch's median time, x_torch = torch / time) from
+ *                     the TORCH.json that bench/torch_bench.py wrote; its bit check against the reference is
+ *                     noted on rows where it is not "bit-identical". The PyTorch column, in three steps (or
+ *                     the first two in one: torch_bench.py --bench build/bench/poolgrad_bench ... -- OPTIONS):
+ *                       poolgrad_bench OPTIONS --dump DIR
+ *                       python3 bench/torch_bench.py --inputs DIR --json TORCH.json   (skipped without torch)
+ *                       poolgrad_bench OPTIONS --torch TORCH.json
+ *                     with the same OPTIONS (suite, --quick, --problem, --dtype ...): rows match on case,
+ *                     dtype, layout, threads and element counts. PyTorch runs in its own process, so unlike
+ *                     oneDNN it does not alternate with poolgrad. f32 gradInput is bit-identical to poolgrad
+ *                     (checked by torch_bench.py against the dumped reference, which every poolgrad row
+ *                     matches by memcmp); PyTorch 1.13 has no f16 CPU kernel and no bf16 3D one (n/a), and
+ *                     its bf16 2D results differ where windows overlap.
  *   --help
  *
  * WHAT A ROW MEANS
@@ -131,6 +146,9 @@ static void usage(FILE *f)
           "  --compare OLD.json per-row deltas against an earlier --json run: old time, new time, new/old\n"
           "                     (rows matched by case, dtype, layout, threads, isa)\n"
           "  --no-onednn        skip oneDNN even when built with it\n"
+          "  --dump DIR         no timing: write each problem's gradOutput and reference gradInput and\n"
+          "                     DIR/manifest.json for bench/torch_bench.py (PyTorch timing + bit check)\n"
+          "  --torch FILE       add the PyTorch columns from torch_bench.py's JSON (same options as the dump)\n"
           "  --selftest         check the benchmark's own logic (ISA labels, ...) and exit\n"
           "  --help             this text\n"
           "Exit status: 0 all verified, 1 a verification FAIL, 2 usage or setup error.\n",
@@ -236,6 +254,10 @@ static void parse_args(int argc, char **argv, options *o)
             o->reps = (int)v;
         } else if (!strcmp(a, "--compare")) {
             o->compare = NEXT();
+        } else if (!strcmp(a, "--dump")) {
+            o->dump = NEXT();
+        } else if (!strcmp(a, "--torch")) {
+            o->torch = NEXT();
         } else if (!strcmp(a, "--csv")) {
             o->csv = NEXT();
         } else if (!strcmp(a, "--json")) {
@@ -337,6 +359,12 @@ int main(int argc, char **argv)
         if (!has_rows)
             die("--compare: %s has no \"rows\" array (not a poolgrad_bench --json file?)", o.compare);
     }
+    if (o.torch) {
+        torch_load(o.torch);
+        report_torch = true;
+    }
+    if (o.dump && (o.sweep || o.torch || o.compare))
+        die("--dump writes the problems and their reference outputs only: not with --sweep, --torch or --compare");
     if ((o.p_ceil || o.p_exclude_pad || o.p_divisor) && !o.n_problems)
         die("--ceil, --exclude-pad and --divisor apply to --problem descriptors only");
     if (o.n_problems && (o.sweep || o.quick))
@@ -405,7 +433,10 @@ int main(int argc, char **argv)
         printf("warning: load average %.2f at start: other processes are running, timings will be noisy "
                "(2-thread rows most of all:\n         OpenMP threads spinning at barriers lose whole scheduler ticks; "
                "OMP_WAIT_POLICY=passive softens that)\n\n", load_start);
-    print_header(stdout, o.sweep, use_dnnl);
+    if (o.dump)
+        printf("--dump %s: gradOutput and the reference gradInput of every problem below, no timed rows\n", o.dump);
+    else
+        print_header(stdout, o.sweep, use_dnnl);
     fflush(stdout);
 
     int fails = 0;
@@ -432,6 +463,15 @@ int main(int argc, char **argv)
                 double t = run_reference(&g, &g.t_gi_ref, o.sweep ? max_threads() : 1, 1, &rr, 0);
                 g.ref_ok = !isnan(t);
                 g.t_ref1 = o.sweep ? NAN : t;
+                if (o.dump) { /* inputs and reference outputs for bench/torch_bench.py, no timed rows */
+                    if (g.ref_ok)
+                        torch_dump_group(&g, o.dump);
+                    else
+                        fails++;
+                    progress_done += threads_for(&o, bc, (int[MAX_LIST]){ 0 }) * o.n_isas;
+                    group_free(&g);
+                    continue;
+                }
 
                 int th[MAX_LIST];
                 int nth = threads_for(&o, bc, th);
@@ -440,7 +480,9 @@ int main(int argc, char **argv)
                         run_cfg rc = { th[ti], o.isas[ii], o.sweep, use_dnnl };
                         run_row(&g, &rc, &o);
                         progress_done++;
-                        const row *r = &rows[n_rows - 1];
+                        row *r = &rows[n_rows - 1];
+                        if (o.torch)
+                            torch_attach(r);
                         if (!r->verified)
                             fails++;
                         progress_end();
@@ -455,6 +497,16 @@ int main(int argc, char **argv)
     progress_end();
     double elapsed = now_s() - t_start;
     load_end = loadavg1();
+    if (o.dump) {
+        int n = torch_dump_finish();
+        printf("%d problem(s) written to %s (manifest.json, *.go.bin, *.gi.bin), %d FAIL, %.1f s\n"
+               "next: python3 bench/torch_bench.py --inputs %s --json TORCH.json, then poolgrad_bench ... --torch "
+               "TORCH.json\n", n, o.dump, fails, elapsed, o.dump);
+        if (!o.no_onednn)
+            peer_fini();
+        isa_env_free();
+        return fails ? 1 : 0;
+    }
 
     if (!o.sweep && !o.quick && !o.n_problems) { /* targets are about the standard suite, not tiny or own sizes */
         target_isa = o.isas[0];
@@ -470,6 +522,25 @@ int main(int argc, char **argv)
                onednn_version,
                any_note ? "; 'ceil overhang' rows: oneDNN divides by the full kernel there, poolgrad/PyTorch by "
                           "the window clipped at I+pad" : "");
+    if (o.torch) {
+        int matched = 0, same = 0, na = 0, f32 = 0, f32_same = 0;
+        for (int i = 0; i < n_rows; i++) {
+            const row *r = &rows[i];
+            if (!r->has_torch)
+                continue;
+            matched++;
+            bool s = !strcmp(r->torch_check, "bit-identical");
+            same += s;
+            na += !strncmp(r->torch_check, "n/a", 3);
+            f32 += !strcmp(r->dtype, "f32");
+            f32_same += s && !strcmp(r->dtype, "f32");
+        }
+        printf("\nPyTorch %s (from %s, timed by bench/torch_bench.py in its own process, not alternating with "
+               "poolgrad): %d of %d rows matched, x_torch = torch / time.\nPyTorch's gradInput vs the reference "
+               "(= poolgrad's): f32 %d of %d bit-identical; all dtypes %d identical, %d differ, %d n/a (no PyTorch "
+               "CPU kernel).\n", torch_version, o.torch, matched, n_rows, f32_same, f32, same, matched - same - na, na);
+        torch_unload();
+    }
     for (int i = 0; i < n_rows; i++)
         if (!rows[i].verified)
             printf("FAIL: %s %s %s %s threads %d isa %s kernel %s: %s\n", rows[i].case_name, rows[i].op, rows[i].dtype,

@@ -21,12 +21,16 @@ void fmt_time(char *buf, size_t n, double s)
         snprintf(buf, n, "%.3fs", s);
 }
 
+bool report_torch;
+
 void print_header(FILE *f, bool sweep, bool dnnl)
 {
     fprintf(f, "%-22s %-9s %-4s %-5s %3s %-6s %-34s %10s %7s %6s %10s %6s", "case", "op", "type", "lay", "thr",
             "isa", "kernel", "time", "GB/s", "%mcpy", sweep ? "ns/elem" : "ref", sweep ? "" : "x_ref");
     if (dnnl)
         fprintf(f, " %10s %6s %-18s", "onednn", "x_dnnl", "onednn_impl");
+    if (report_torch)
+        fprintf(f, " %10s %7s", "torch", "x_torch");
     fprintf(f, " %s\n", "check");
 }
 
@@ -56,7 +60,19 @@ void print_row(FILE *f, const row *r, bool dnnl)
         }
         fprintf(f, " %10s %6s %-18s", td, xd, r->dnnl_impl);
     }
-    fprintf(f, " %s%s%s\n", r->check, r->dnnl_note[0] ? "  note: " : "", r->dnnl_note);
+    const bool torch_differs = r->has_torch && strcmp(r->torch_check, "bit-identical");
+    if (report_torch) {
+        if (r->has_torch && !isnan(r->t_torch)) {
+            fmt_time(td, sizeof td, r->t_torch);
+            snprintf(xd, sizeof xd, "%.2fx", r->x_torch);
+        } else {
+            snprintf(td, sizeof td, r->has_torch ? "n/a" : "-");
+            snprintf(xd, sizeof xd, "-");
+        }
+        fprintf(f, " %10s %7s", td, xd);
+    }
+    fprintf(f, " %s%s%s%s%s\n", r->check, r->dnnl_note[0] ? "  note: " : "", r->dnnl_note,
+            torch_differs ? "  torch: " : "", torch_differs ? r->torch_check : "");
 }
 
 static void json_str(FILE *f, const char *s)
@@ -84,7 +100,7 @@ static void json_num(FILE *f, double v)
 static const char *csv_header =
     "case,op,dtype,layout,threads,isa,isa_requested,kernel,gi_numel,go_numel,bytes,reps,time_s,time_min_s,gbs,memcpy_time_s,memcpy_gbs,memcpy_inner,"
     "frac_memcpy,ns_per_elem,ref_time_s,ref_reps,speedup_vs_ref,onednn_time_s,onednn_time_min_s,speedup_vs_onednn,onednn_impl,"
-    "onednn_max_abs_err,onednn_note,verified,check\n";
+    "onednn_max_abs_err,onednn_note,torch_time_s,speedup_vs_torch,torch_check,verified,check\n";
 
 static void csv_num(FILE *f, double v)
 {
@@ -119,7 +135,10 @@ void write_csv(const char *path)
         csv_num(f, r->x_dnnl);
         fprintf(f, "\"%s\",", r->dnnl_impl);
         csv_num(f, r->dnnl_maxabs);
-        fprintf(f, "\"%s\",%s,\"%s\"\n", r->dnnl_note, r->verified ? "true" : "false", r->check);
+        fprintf(f, "\"%s\",", r->dnnl_note);
+        csv_num(f, r->t_torch);
+        csv_num(f, r->x_torch);
+        fprintf(f, "\"%s\",%s,\"%s\"\n", r->torch_check, r->verified ? "true" : "false", r->check);
     }
     fclose(f);
 }
@@ -203,6 +222,8 @@ void write_json(const char *path, const options *o)
     write_json_context(f);
     fprintf(f, ",\n  \"onednn\": ");
     json_str(f, onednn_version);
+    fprintf(f, ",\n  \"torch\": ");
+    json_str(f, report_torch ? torch_version : "not run");
     fprintf(f, ",\n  \"loadavg_start\": ");
     json_num(f, load_start);
     fprintf(f, ",\n  \"loadavg_end\": ");
@@ -237,11 +258,15 @@ void write_json(const char *path, const options *o)
         JN("onednn_time_min_s", r->t_dnnl_min);
         JN("speedup_vs_onednn", r->x_dnnl);
         JN("onednn_max_abs_err", r->dnnl_maxabs);
+        JN("torch_time_s", r->t_torch);
+        JN("speedup_vs_torch", r->x_torch);
 #undef JN
         fprintf(f, ", \"onednn_impl\": ");
         json_str(f, r->has_dnnl ? r->dnnl_impl : "");
         fprintf(f, ", \"onednn_note\": ");
         json_str(f, r->dnnl_note);
+        fprintf(f, ", \"torch_check\": ");
+        json_str(f, r->torch_check);
         fprintf(f, ", \"verified\": %s, \"check\": ", r->verified ? "true" : "false");
         json_str(f, r->check);
         fprintf(f, "}%s\n", i + 1 < n_rows ? "," : "");
@@ -277,10 +302,11 @@ void write_md(const char *path, const options *o, bool dnnl)
             cpu_name, max_threads(), datestr, __VERSION__, poolgrad_version_string(),
             poolgrad_isa_name(poolgrad_active_isa()), dnnl ? onednn_version : "off", load_start, caches, ctx.governor,
             cmdline);
-    fprintf(f, "| case | op | dtype | layout | thr | kernel | time | GB/s | %% memcpy | %s |%s check |\n",
-            o->sweep ? "ns/elem" : "ref | x ref", dnnl ? " oneDNN | x oneDNN | oneDNN impl |" : "");
-    fprintf(f, "|---|---|---|---|--:|---|--:|--:|--:|--:|%s%s---|\n", o->sweep ? "" : "--:|",
-            dnnl ? "--:|--:|---|" : "");
+    fprintf(f, "| case | op | dtype | layout | thr | kernel | time | GB/s | %% memcpy | %s |%s%s check |\n",
+            o->sweep ? "ns/elem" : "ref | x ref", dnnl ? " oneDNN | x oneDNN | oneDNN impl |" : "",
+            report_torch ? " PyTorch | x PyTorch |" : "");
+    fprintf(f, "|---|---|---|---|--:|---|--:|--:|--:|--:|%s%s%s---|\n", o->sweep ? "" : "--:|",
+            dnnl ? "--:|--:|---|" : "", report_torch ? "--:|--:|" : "");
     for (int i = 0; i < n_rows; i++) {
         const row *r = &rows[i];
         fprintf(f, "| %s | %s | %s | %s | %d | `%s` |", r->case_name, r->op, r->dtype, r->layout, r->threads, r->kernel);
@@ -302,7 +328,17 @@ void write_md(const char *path, const options *o, bool dnnl)
             else
                 fprintf(f, " %.2fx | %s |", r->x_dnnl, r->dnnl_impl);
         }
-        if (r->dnnl_note[0])
+        if (report_torch) {
+            md_time(f, r->t_torch);
+            if (isnan(r->x_torch))
+                fprintf(f, " - |");
+            else
+                fprintf(f, " %.2fx |", r->x_torch);
+        }
+        if (r->has_torch && strcmp(r->torch_check, "bit-identical"))
+            fprintf(f, " %s (%s%sPyTorch: %s) |\n", r->check, r->dnnl_note, r->dnnl_note[0] ? "; " : "",
+                    r->torch_check);
+        else if (r->dnnl_note[0])
             fprintf(f, " %s (%s) |\n", r->check, r->dnnl_note);
         else
             fprintf(f, " %s |\n", r->check);

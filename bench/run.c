@@ -27,6 +27,7 @@ static row *new_row(void)
     row *r = &rows[n_rows++];
     memset(r, 0, sizeof *r);
     r->t_ref = r->x_ref = r->t_dnnl = r->x_dnnl = r->dnnl_maxabs = r->ns_per_elem = r->t_pg_min = r->t_dnnl_min = NAN;
+    r->t_torch = r->x_torch = NAN;
     return r;
 }
 
