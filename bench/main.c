@@ -73,7 +73,8 @@
  *     onednn   pooling_avg_include_padding / _exclude_padding backward (oneDNN C API), primitive created
  *              once per row (forward primitive descriptor as hint), the same memory layout (nchw/nhwc/
  *              ncdhw/ndhwc tags over the same gradOutput buffer), thread count set with omp_set_num_threads.
- *              f32 and bf16 only: oneDNN 2.6 has no f16 pooling on the CPU (n/a). ceilMode is expressed as
+ *              Every dtype is asked for; "no implementation" where oneDNN has none on this CPU (2.6: no
+ *              f16 pooling, bf16 only with AVX-512), "n/a (divisor override)" for one. ceilMode is expressed as
  *              extra right padding (as PyTorch does); oneDNN has no divisor override. With a ceil-mode
  *              overhang and countIncludePad, oneDNN divides by the full kernel volume, PyTorch/poolgrad by
  *              the window clipped at I + pad: the time is still comparable, the values differ (onednn_max_abs_err
@@ -516,10 +517,13 @@ int main(int argc, char **argv)
     bool any_note = false;
     for (int i = 0; i < n_rows; i++)
         any_note |= rows[i].dnnl_note[0] != 0;
+    int no_impl = 0;
+    for (int i = 0; i < n_rows; i++)
+        no_impl += !strcmp(rows[i].dnnl_impl, "no implementation");
     if (use_dnnl)
-        printf("\noneDNN: %s; f16 pooling is not available in oneDNN on the CPU (n/a). oneDNN results are not "
-               "bit-compared%s.\n",
-               onednn_version,
+        printf("\noneDNN: %s; %d row(s) where oneDNN has no implementation on this CPU (2.6: no f16 pooling, bf16 "
+               "only with AVX-512). oneDNN results are not bit-compared%s.\n",
+               onednn_version, no_impl,
                any_note ? "; 'ceil overhang' rows: oneDNN divides by the full kernel there, poolgrad/PyTorch by "
                           "the window clipped at I+pad" : "");
     if (o.torch) {

@@ -45,8 +45,9 @@ peer_state peer_init(void);
 const char *peer_version(void);
 /*
  * Prepare one problem at pp->threads threads (outside any timing). On success the implementation name goes
- * to impl and a remark on comparability (or "") to note; on failure NULL, and impl says why ("n/a" when the
- * peer has no implementation for the dtype or the parameters, e.g. a divisor override).
+ * to impl and a remark on comparability (or "") to note; on failure NULL, and impl says why: "no
+ * implementation" when the peer has none for the problem on this CPU, "n/a (divisor override)" when it
+ * cannot express the parameters.
  */
 peer_run *peer_setup(const peer_problem *pp, char *impl, size_t impl_size, char *note, size_t note_size);
 /* Run it once, to completion. */
