@@ -176,15 +176,16 @@ void par_memcpy(char *dst, const char *src, size_t bytes, int threads);
 /*
  * The memcpy limit of a row: seconds per copy of `bytes` at `threads` threads. Inside one parallel region,
  * after a barrier that all threads have reached, each thread copies its contiguous share (cut at 64 bytes)
- * `inner` times, reading the clock around each copy; the result is the largest over the threads of each
- * thread's median copy time (the slowest share bounds a parallel copy). Starting the team and the barrier
- * are never timed, and a copy interrupted by another process does not move a median: a small buffer split
- * over two threads measures copying, not thread start-up.
+ * `inner` times in up to MEMCPY_SAMPLES equal batches, reading the clock around each batch; the result is
+ * the largest over the threads of each thread's median time per copy (the slowest share bounds a parallel
+ * copy). Starting the team and the barrier are never timed, and a batch interrupted by another process does
+ * not move a median: a small buffer split over two threads measures copying, not thread start-up.
  */
 double memcpy_limit_time(char *dst, const char *src, size_t bytes, int threads, int inner);
 /* the number of copies per memcpy_limit_time() call so that one call lasts about MEMCPY_BATCH_S */
 #define MEMCPY_BATCH_S 2e-3
 #define MEMCPY_INNER_MAX 4096
+#define MEMCPY_SAMPLES 32
 int memcpy_limit_inner(double t_one_copy);
 
 /* ------------------------------------------------------------------ report (report.c) */

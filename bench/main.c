@@ -59,8 +59,8 @@
  *     %memcpy  GB/s divided by the memcpy limit of the same row: 2 x gradInput bytes / memcpy time, the
  *              memcpy of a gradInput-sized buffer split over the row's thread count (contiguous shares).
  *              Measured so that thread start-up does not count: inside one OpenMP parallel region, after
- *              a barrier, each thread copies its share `memcpy_inner` times, timing each copy; a measurement
- *              is the largest over the threads of their median copy time. memcpy_inner is chosen from one
+ *              a barrier, each thread copies its share `memcpy_inner` times in up to 32 timed batches; a
+ *              measurement is the largest over the threads of their median time per copy. memcpy_inner is chosen from one
  *              untimed copy so that a measurement lasts about 2 ms (1 when one copy already does, at most
  *              4096). memcpy time = the median over the reps of these measurements; memcpy_inner is in
  *              CSV/JSON. A small buffer thus gives its in-cache copy bandwidth at that thread count.
