@@ -113,8 +113,8 @@ bool parse_problem(const char *desc, bool ceil, bool cip, int64_t divisor, bench
             return false;
         }
         if (k >= K_DD && x != 0) {
-            snprintf(err, err_size, "token '%.*s' of '%s': dilation is not supported by average pooling", (int)(end - tok),
-                     tok, desc);
+            snprintf(err, err_size, "token '%.*s' of '%s': dilation is not supported by average pooling",
+                     (int)(end - tok), tok, desc);
             return false;
         }
         set[k] = true;

@@ -1,5 +1,6 @@
 /*
- * main.c — poolgrad_bench, the poolgrad benchmark, side by side with oneDNN: options and the main loop.
+ * main.c — poolgrad_bench, the poolgrad benchmark, side by side with oneDNN (and PyTorch, from a file):
+ * options and the main loop.
  *
  * USAGE
  *   poolgrad_bench                 the standard suite: 7 cases x {f32, f16, bf16} x
@@ -10,11 +11,14 @@
  *                                  doubling 2^16 .. 2^26: time per element
  *   poolgrad_bench --problem DESC  your own shapes instead of a suite (repeatable, or a comma list), in the
  *                                  benchdnn style: mb32ic64ih56iw56kh3kw3sh2sw2ph1pw1 (2D), with id/kd/sd/pd
- *                                  (and od/oh/ow, checked) for 3D, e.g. mb4ic64id16ih56iw56kd3kh3kw3sd2sh2sw2
- *                                  pd1ph1pw1; defaults mb2, W and D entries copy H, stride 1, padding 0;
- *                                  a trailing n<name> names the rows. With --dtype, --layout, --threads, --isa
- *                                  as for the suite, and for all the descriptors:
- *     --ceil          ceil mode          --exclude-pad   count_include_pad off          --divisor N   override
+ *                                  for 3D (mb4ic64id16ih56iw56kd3kh3kw3sd2sh2sw2pd1ph1pw1); od/oh/ow are
+ *                                  checked, dd/dh/dw must be 0; defaults mb2, W and D entries copy H,
+ *                                  stride 1, padding 0; a trailing n<name> names the rows. --dtype,
+ *                                  --layout, --threads, --isa apply as for the suite, and to every
+ *                                  descriptor:
+ *     --ceil          ceil mode
+ *     --exclude-pad   count_include_pad off
+ *     --divisor N     divisor_override N
  *                     A bad descriptor is an error (exit status 2) naming the token.
  *   --filter SUBSTR   keep rows whose "case op dtype layout" contains SUBSTR (repeatable: any match)
  *   --dtype LIST      f32,f16,bf16          --layout LIST   nchw,cl   (nchw means NCHW or NCDHW)
@@ -22,13 +26,14 @@
  *   --threads LIST    thread counts, e.g. 1,2 (default: 1, and also 2 for 3D cases)
  *   --isa LIST        POOLGRAD_ISA caps to run, e.g. scalar,avx2,avx512 (default: $POOLGRAD_ISA, else auto);
  *                     the target summary is judged on the first one. The isa column is the ISA that ran,
- *                     read from the kernel's name (poolgrad_plan_kernel_name); a cap above what the CPU or
- *                     the build has (poolgrad_active_isa under the cap) gives a warning on stderr, and CSV/
- *                     JSON keep the cap asked for as isa_requested
- *   --selftest        check the benchmark's own logic (ISA labels, ...) and exit
+ *                     read from the kernel's name (poolgrad_plan_kernel_name); a cap other than auto that is
+ *                     not what ran (the CPU lacks it: poolgrad_active_isa under the cap; or the plan chose a
+ *                     kernel below it) gives one warning on stderr; CSV/JSON keep the cap as isa_requested
  *   --reps N          timed repetitions (default: adaptive, 5..101 (3 on slow rows), ~1.5 s per row)
  *   --csv FILE / --json FILE / --md FILE   write the rows (JSON and Markdown: also the environment and the
- *                     target summary) to FILE
+ *                     target summary) to FILE. The JSON "context" has the CPU model and flags, cpu0's caches
+ *                     (/sys/devices/system/cpu/cpu0/cache), the cpufreq governor and frequencies ("unknown"
+ *                     without cpufreq) and the ISA poolgrad detects
  *   --compare OLD.json  after the run, per-row deltas against an earlier --json file: old and new poolgrad
  *                     time and new/old, rows matched by case/dtype/layout/threads/isa, and their geomean
  *   --no-onednn       skip the oneDNN columns even when built with oneDNN
@@ -43,49 +48,53 @@
  *                       poolgrad_bench OPTIONS --torch TORCH.json
  *                     with the same OPTIONS (suite, --quick, --problem, --dtype ...): rows match on case,
  *                     dtype, layout, threads and element counts. PyTorch runs in its own process, so unlike
- *                     oneDNN it does not alternate with poolgrad. f32 gradInput is bit-identical to poolgrad
- *                     (checked by torch_bench.py against the dumped reference, which every poolgrad row
- *                     matches by memcmp); PyTorch 1.13 has no f16 CPU kernel and no bf16 3D one (n/a), and
- *                     its bf16 2D results differ where windows overlap.
+ *                     oneDNN it does not alternate with poolgrad. The f32 check compares PyTorch's gradInput
+ *                     with the dumped reference, which every poolgrad row matches by memcmp. PyTorch 1.13 has
+ *                     no f16 CPU kernel and no bf16 3D one (n/a); its bf16 2D results differ where windows
+ *                     overlap.
+ *   --selftest        check the benchmark's own logic (ISA labels, descriptors, the JSON reader) and exit
  *   --help
  *
  * WHAT A ROW MEANS
  *   Buffers are 64-byte aligned and first-touched before any timing. gradOutput is random in [-1, 1)
- *   (fixed seed). Each row: a warm-up, then repetitions in which poolgrad, oneDNN and a memcpy of a
- *   buffer of gradInput's size run alternately in the same process (poolgrad and oneDNN swap order
- *   every rep, so neither always finds gradOutput warm from the other); every column is the median.
+ *   (fixed seed). Each row: a warm-up, then repetitions in which poolgrad, oneDNN and the memcpy limit
+ *   run alternately in the same process (poolgrad and oneDNN swap order every rep, so neither always finds
+ *   gradOutput warm from the other); every column is the median.
  *     time     poolgrad_execute() wall time (plan created once, outside the timing)
  *     GB/s     (bytes of gradOutput read + bytes of gradInput written) / time
  *     %memcpy  GB/s divided by the memcpy limit of the same row: 2 x gradInput bytes / memcpy time, the
  *              memcpy of a gradInput-sized buffer split over the row's thread count (contiguous shares).
  *              Measured so that thread start-up does not count: inside one OpenMP parallel region, after
- *              a barrier, each thread copies its share `memcpy_inner` times in up to 32 timed batches; a
- *              measurement is the largest over the threads of their median time per copy. memcpy_inner is chosen from one
- *              untimed copy so that a measurement lasts about 2 ms (1 when one copy already does, at most
- *              4096). memcpy time = the median over the reps of these measurements; memcpy_inner is in
- *              CSV/JSON. A small buffer thus gives its in-cache copy bandwidth at that thread count.
+ *              a barrier, each thread copies its share memcpy_inner times in up to 32 timed batches; a
+ *              measurement is the largest over the threads of their median time per copy. memcpy_inner
+ *              is chosen from one untimed copy so that a measurement lasts about 2 ms (1 when one copy
+ *              already does, at most 4096). memcpy time = the median over the reps of these
+ *              measurements; memcpy_inner is in CSV/JSON. A small buffer thus gives its in-cache copy
+ *              bandwidth at that thread count.
  *     ref      the scalar golden reference: a plan created with POOLGRAD_ISA=scalar, at the row's thread
  *              count. It is slow, so it is timed with few repetitions (1 on big cases; see ref_reps in
  *              CSV/JSON). x_ref = ref time / poolgrad time.
- *     check    the gradInput of the last timed poolgrad run compared bit for bit (memcmp of the whole
- *              buffer, and poolgrad_compare for the first mismatch and its size in ulp) with the reference output (computed single-threaded, once per case/dtype/layout); "verified" or FAIL.
+ *     check    the gradInput of the last timed poolgrad run compared bit for bit with the reference
+ *              output (computed single-threaded, once per case/dtype/layout): memcmp of the whole buffer,
+ *              and poolgrad_compare for the first mismatch and its distance in ulp; "verified" or FAIL.
  *              The buffer is filled with a NaN sentinel before the warm-up, so unwritten elements show.
  *     onednn   pooling_avg_include_padding / _exclude_padding backward (oneDNN C API), primitive created
  *              once per row (forward primitive descriptor as hint), the same memory layout (nchw/nhwc/
  *              ncdhw/ndhwc tags over the same gradOutput buffer), thread count set with omp_set_num_threads.
  *              Every dtype is asked for; "no implementation" where oneDNN has none on this CPU (2.6: no
- *              f16 pooling, bf16 only with AVX-512), "n/a (divisor override)" for one. ceilMode is expressed as
- *              extra right padding (as PyTorch does); oneDNN has no divisor override. With a ceil-mode
- *              overhang and countIncludePad, oneDNN divides by the full kernel volume, PyTorch/poolgrad by
- *              the window clipped at I + pad: the time is still comparable, the values differ (onednn_max_abs_err
- *              in CSV/JSON is oneDNN's largest absolute difference from the reference, for information;
- *              a row notes it when it exceeds 1e-4 (f32) / 2e-2 (bf16) without an explanation).
+ *              f16 pooling, bf16 only with AVX-512); it has no divisor override ("n/a (divisor
+ *              override)"). ceilMode is expressed as extra right padding (as PyTorch does). With a
+ *              ceil-mode overhang and countIncludePad, oneDNN divides by the full kernel volume,
+ *              PyTorch/poolgrad by the window clipped at I + pad: the time is still comparable, the values
+ *              differ (onednn_max_abs_err in CSV/JSON is oneDNN's largest absolute difference from the
+ *              reference, for information; a row notes it when it exceeds 1e-4 (f32) / 2e-2 (bf16)
+ *              without an explanation).
  *   CSV/JSON also carry the fastest rep (time_min_s, onednn_time_min_s), the memcpy time, ref_reps and
  *   oneDNN's implementation string (e.g. jit:avx512_core, or simple_nchw:any when oneDNN has no JIT path
  *   for that problem and layout — the output says so).
- *   At the end a "targets" block evaluates the performance targets on the rows that were run (standard suite
- *   only; the --quick sizes say nothing about speed). The sweep's reference runs multi-threaded, for the
- *   check only (no ref column).
+ *   At the end a "targets" block evaluates the performance targets on the rows that were run (standard
+ *   suite only; the --quick and --problem sizes say nothing about them). The sweep's reference runs
+ *   multi-threaded, for the check only (no ref column).
  *   Exit status: 0 all rows verified, 1 any FAIL (listed at the end), 2 usage/setup error.
  *
  * BUILD
@@ -93,13 +102,17 @@
  *   libdnnl-dev ships no pkg-config file, so it is found with cc.find_library('dnnl') + dnnl.h, else
  *   through its CMake package (dependency('dnnl', method: 'cmake')). Meson then compiles peer_onednn.c,
  *   otherwise peer_none.c (see peer.h). `meson test -C build --benchmark` runs the standard suite (suite
- *   'suite') and the quick one (suite 'quick').
+ *   'suite') and the quick one (suite 'quick'); `meson test -C build --suite bench` runs --selftest.
  *
  * FILES (one concern each; bench.h lists what they share)
- *   main.c options and the loop · cases.c the problem lists · run.c one row (plans, timing loop, checks) ·
- *   timing.c clock, medians, memcpy · peer.h + peer_onednn.c / peer_none.c the side-by-side library ·
- *   report.c table, CSV, JSON, Markdown · env.c machine description · targets.c PASS/MISS verdicts ·
- *   common.c errors, allocation, random fill, progress line
+ *   main.c      options and the loop              cases.c     suites, sweep, --problem descriptors
+ *   run.c       one row: plans, timing, checks    timing.c    clock, medians, the memcpy limit
+ *   peer.h      the side-by-side library: peer_onednn.c, or peer_none.c without oneDNN
+ *   report.c    table, CSV, JSON, Markdown        env.c       the machine (CPU, caches, frequency, ISA)
+ *   targets.c   PASS/MISS verdicts                compare.c   --compare OLD.json
+ *   json.c      reading JSON back                 torch_io.c  --dump and --torch
+ *   common.c    errors, allocation, random fill, progress line
+ *   torch_bench.py  the PyTorch timing and bit check
  *
  * NOISE
  *   This is a 2-core machine shared during development: 2-thread rows in particular are meaningless when
@@ -403,8 +416,8 @@ int main(int argc, char **argv)
     if (progress_total == 0)
         die("no case matches the filters");
 
-    printf("poolgrad_bench %s — %s\n", o.sweep ? "sweep" : o.quick ? "quick suite" : o.n_problems ? "problems" : "standard suite",
-           cmdline);
+    printf("poolgrad_bench %s — %s\n",
+           o.sweep ? "sweep" : o.quick ? "quick suite" : o.n_problems ? "problems" : "standard suite", cmdline);
     printf("cpu: %s (%d threads available) | %s | compiler: gcc %s | poolgrad %s, best ISA %s | oneDNN: %s\n",
            cpu_name, max_threads(), datestr, __VERSION__, poolgrad_version_string(),
            poolgrad_isa_name(poolgrad_active_isa()), use_dnnl ? onednn_version : "off");

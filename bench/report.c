@@ -228,7 +228,8 @@ void write_json(const char *path, const options *o)
     json_num(f, load_start);
     fprintf(f, ",\n  \"loadavg_end\": ");
     json_num(f, load_end);
-    fprintf(f, ",\n  \"mode\": \"%s\",\n  \"rows\": [\n", o->sweep ? "sweep" : o->quick ? "quick" : o->n_problems ? "problems" : "suite");
+    fprintf(f, ",\n  \"mode\": \"%s\",\n  \"rows\": [\n",
+            o->sweep ? "sweep" : o->quick ? "quick" : o->n_problems ? "problems" : "suite");
     for (int i = 0; i < n_rows; i++) {
         const row *r = &rows[i];
         fprintf(f, "    {\"case\": ");
