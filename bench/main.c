@@ -537,9 +537,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < n_rows; i++)
         no_impl += !strcmp(rows[i].dnnl_impl, "no implementation");
     if (use_dnnl)
-        printf("\noneDNN: %s; %d row(s) where oneDNN has no implementation on this CPU (2.6: no f16 pooling, bf16 "
-               "only with AVX-512). oneDNN results are not bit-compared%s.\n",
-               onednn_version, no_impl,
+        printf("\noneDNN: %s;%s oneDNN results are not bit-compared%s.\n", onednn_version,
+               no_impl ? " 'no implementation': oneDNN has none for that row on this CPU (2.6: no f16 pooling, "
+                         "bf16 only with AVX-512)." : "",
                any_note ? "; 'ceil overhang' rows: oneDNN divides by the full kernel there, poolgrad/PyTorch by "
                           "the window clipped at I+pad" : "");
     if (o.torch) {
