@@ -263,6 +263,11 @@ static void parse_args(int argc, char **argv, options *o)
             }
         } else if (!strcmp(a, "--isa")) {
             o->n_isas = take_list(argc, argv, &i, o->isas, MAX_LIST);
+            /* poolgrad reads an unknown POOLGRAD_ISA as no cap: a typo would silently run the best ISA */
+            for (int j = 0; j < o->n_isas; j++)
+                if (strcmp(o->isas[j], "scalar") && strcmp(o->isas[j], "sse2") && strcmp(o->isas[j], "avx2") &&
+                    strcmp(o->isas[j], "avx512") && strcmp(o->isas[j], "neon") && strcmp(o->isas[j], "auto"))
+                    die("unknown ISA '%s' (scalar, sse2, avx2, avx512, neon, auto)", o->isas[j]);
         } else if (!strcmp(a, "--reps")) {
             char *end;
             long v = strtol(NEXT(), &end, 10);
