@@ -171,6 +171,9 @@ void isa_env_free(void);
 double now_s(void);
 /* median of v[0..n) (sorts v); NAN when n <= 0 */
 double median(double *v, int n);
+/* timed repetitions for a row whose warm-up (poolgrad + peer + memcpy) took `est` s: about `budget` s of
+ * them, 5..101 (3 when one round exceeds 0.25 s) */
+int adaptive_reps(double est, double budget);
 /* memcpy of `bytes`, split into `threads` contiguous pieces (one OpenMP parallel region: warm-up only) */
 void par_memcpy(char *dst, const char *src, size_t bytes, int threads);
 /*

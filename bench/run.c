@@ -363,13 +363,7 @@ void run_row(group *g, const run_cfg *rc, const options *o)
         }
     }
 
-    int reps = o->reps;
-    if (reps == 0) {
-        reps = est > 0 ? (int)(o->budget / est) : 101;
-        int min_reps = est > 0.25 ? 3 : 5; /* slow rows (the scalar kernel on big cases): fewer */
-        if (reps < min_reps) reps = min_reps;
-        if (reps > 101) reps = 101;
-    }
+    const int reps = o->reps ? o->reps : adaptive_reps(est, o->budget);
     r->reps = reps;
     double *tp = calloc((size_t)reps, sizeof *tp), *td = calloc((size_t)reps, sizeof *td),
            *tm = calloc((size_t)reps, sizeof *tm);

@@ -1,5 +1,6 @@
 /*
- * timing.c — the clock, medians, and the memcpy that a row's bandwidth is compared with.
+ * timing.c — the clock, medians, the number of repetitions, and the memcpy limit that a row's bandwidth is
+ * compared with.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -31,6 +32,17 @@ double median(double *v, int n)
         return NAN;
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int adaptive_reps(double est, double budget)
+{
+    int reps = est > 0 ? (int)(budget / est) : 101;
+    int min_reps = est > 0.25 ? 3 : 5; /* slow rows (the scalar kernel on big cases): fewer */
+    if (reps < min_reps)
+        reps = min_reps;
+    if (reps > 101)
+        reps = 101;
+    return reps;
 }
 
 /* the share [b, e) of thread t of T: contiguous, cut at multiples of 64 bytes */
