@@ -175,8 +175,11 @@ static void usage(FILE *f)
 static int split_list(char *s, const char **out, int max)
 {
     int n = 0;
-    for (char *tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ","))
+    for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
+        if (n == max)
+            die("too many list items (at most %d): '%s'", MAX_LIST, tok);
         out[n++] = tok;
+    }
     return n;
 }
 
@@ -209,7 +212,11 @@ static void parse_args(int argc, char **argv, options *o)
             printf("selftest: %s\n", ok ? "ok" : "FAIL");
             exit(ok ? 0 : 1);
         } else if (!strcmp(a, "--problem")) {
-            o->n_problems += take_list(argc, argv, &i, o->problems + o->n_problems, MAX_LIST - o->n_problems);
+            int n = take_list(argc, argv, &i, o->problems + o->n_problems, MAX_LIST - o->n_problems);
+            if (n == 0)
+                die(o->n_problems == MAX_LIST ? "--problem: at most %d descriptors" : "--problem needs a descriptor",
+                    MAX_LIST);
+            o->n_problems += n;
         } else if (!strcmp(a, "--ceil")) {
             o->p_ceil = true;
         } else if (!strcmp(a, "--exclude-pad")) {
