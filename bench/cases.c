@@ -2,6 +2,7 @@
  * cases.c — the problems the benchmark runs: the standard suite, the --quick suite (the same shapes scaled
  * down to odd sizes, plus a ceil-mode overhang case) and the --sweep sizes.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <stdio.h>

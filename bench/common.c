@@ -2,6 +2,7 @@
  * common.c — what every file of the benchmark uses: errors, aligned first-touched allocation, the random
  * fill of gradOutput (fixed seed), dtype names, the thread count, and the progress line on stderr.
  */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,6 +6,7 @@
  * against the cap this run asked for. For each matched row: the old and new poolgrad median times and
  * new/old (< 1: faster now), and the geomean of new/old over the matched rows.
  */
+#define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

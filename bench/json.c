@@ -3,6 +3,7 @@
  * TORCH.json): the whole document into a tree of jv values. Strings keep \uXXXX escapes below 0x80 only
  * (others become '?'), which is all these files contain.
  */
+#define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>

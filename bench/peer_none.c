@@ -1,6 +1,7 @@
 /*
  * peer_none.c — the peer interface when the benchmark is built without oneDNN: nothing to run.
  */
+#define _GNU_SOURCE
 #include "peer.h"
 
 const char *peer_name(void) { return "oneDNN"; }

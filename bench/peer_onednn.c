@@ -9,6 +9,7 @@
  * divisor override. With a ceil-mode overhang and countIncludePad, oneDNN divides by the full kernel
  * volume, PyTorch/poolgrad by the window clipped at I + pad: the time is comparable, the values differ.
  */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,6 +2,7 @@
  * report.c — the rows written out: the table on stdout, CSV, JSON (with the environment and the target
  * summary) and Markdown (for the README).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

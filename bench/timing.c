@@ -2,6 +2,7 @@
  * timing.c — the clock, medians, the number of repetitions, and the memcpy limit that a row's bandwidth is
  * compared with.
  */
+#define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,12 +46,14 @@ int adaptive_reps(double est, double budget)
     return reps;
 }
 
+#ifdef _OPENMP
 /* the share [b, e) of thread t of T: contiguous, cut at multiples of 64 bytes */
 static void share(size_t bytes, int t, int T, size_t *b, size_t *e)
 {
     *b = bytes / 64 * (size_t)t / (size_t)T * 64;
     *e = t + 1 == T ? bytes : bytes / 64 * (size_t)(t + 1) / (size_t)T * 64;
 }
+#endif
 
 /* keeps the compiler from merging or dropping repeated copies of the same buffer */
 static inline void clobber(void) { __asm__ volatile("" ::: "memory"); }
@@ -95,9 +98,9 @@ double memcpy_limit_time(char *dst, const char *src, size_t bytes, int threads, 
 {
     if (inner < 1)
         inner = 1;
-    double worst = 0;
 #ifdef _OPENMP
     if (threads > 1) {
+        double worst = 0;
 #pragma omp parallel num_threads(threads) reduction(max : worst)
         {
             const int T = omp_get_num_threads(), t = omp_get_thread_num();

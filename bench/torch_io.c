@@ -10,6 +10,7 @@
  * column. Rows match on case, dtype, layout, threads and the gradInput/gradOutput element counts (so a
  * --quick TORCH.json never lends its times to the standard suite).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
