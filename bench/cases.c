@@ -179,7 +179,7 @@ bool parse_problem(const char *desc, bool ceil, bool cip, int64_t divisor, bench
     int64_t shape[5] = { out->n, out->c, out->in[0], out->in[1], out->in[2] }, oshape[5];
     poolgrad_status st = poolgrad_output_shape(&prm, 2 + out->sd, shape, oshape);
     if (st != POOLGRAD_OK) {
-        snprintf(err, err_size, "'%s': %s", desc, poolgrad_status_string(st));
+        snprintf(err, err_size, "'%s': %s: %s", desc, poolgrad_status_string(st), poolgrad_last_error_message());
         return false;
     }
     for (int a = first; a < 3; a++)

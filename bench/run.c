@@ -161,7 +161,7 @@ bool group_init(group *g, const bench_case *bc, poolgrad_dtype dt, bool cl)
     p->divisor_override = bc->divisor;
     poolgrad_status st = poolgrad_output_shape(p, g->rank, g->gi_shape, g->go_shape);
     if (st != POOLGRAD_OK) {
-        fprintf(stderr, "poolgrad_bench: %s: output shape: %s\n", bc->name, poolgrad_status_string(st));
+        fprintf(stderr, "poolgrad_bench: %s: output shape: %s: %s\n", bc->name, poolgrad_status_string(st), poolgrad_last_error_message());
         return false;
     }
     g->gi_numel = g->go_numel = 1;
@@ -179,7 +179,7 @@ bool group_init(group *g, const bench_case *bc, poolgrad_dtype dt, bool cl)
     g->mc_dst = xalloc(g->gi_bytes);
     fill_random(g->go, dt, g->go_numel);
     if ((st = make_views(g)) != POOLGRAD_OK) {
-        fprintf(stderr, "poolgrad_bench: %s: views: %s\n", bc->name, poolgrad_status_string(st));
+        fprintf(stderr, "poolgrad_bench: %s: views: %s: %s\n", bc->name, poolgrad_status_string(st), poolgrad_last_error_message());
         return false;
     }
     return true;
@@ -203,7 +203,7 @@ static poolgrad_plan *make_plan(group *g, const poolgrad_tensor *gi, const char 
     poolgrad_status st = poolgrad_plan_create(&g->params, &g->t_go, gi, &plan);
     set_isa(NULL);
     if (st != POOLGRAD_OK) {
-        fprintf(stderr, "\npoolgrad_bench: %s: plan: %s\n", g->bc->name, poolgrad_status_string(st));
+        fprintf(stderr, "\npoolgrad_bench: %s: plan: %s: %s\n", g->bc->name, poolgrad_status_string(st), poolgrad_last_error_message());
         return NULL;
     }
     return plan;
