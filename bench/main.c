@@ -271,10 +271,17 @@ static void parse_args(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--isa")) {
             o->n_isas = take_list(argc, argv, &i, o->isas, MAX_LIST);
             /* poolgrad reads an unknown POOLGRAD_ISA as no cap: a typo would silently run the best ISA */
-            for (int j = 0; j < o->n_isas; j++)
-                if (strcmp(o->isas[j], "scalar") && strcmp(o->isas[j], "sse2") && strcmp(o->isas[j], "avx2") &&
-                    strcmp(o->isas[j], "avx512") && strcmp(o->isas[j], "neon") && strcmp(o->isas[j], "auto"))
-                    die("unknown ISA '%s' (scalar, sse2, avx2, avx512, neon, auto)", o->isas[j]);
+            for (int j = 0; j < o->n_isas; j++) {
+                bool known = !strcmp(o->isas[j], "auto");
+                char names[96] = "";
+                /* the library's own ISA names: poolgrad_isa values are stable and dense from 0 */
+                for (int v = 0; strcmp(poolgrad_isa_name((poolgrad_isa)v), "unknown") != 0; v++) {
+                    known = known || !strcmp(o->isas[j], poolgrad_isa_name((poolgrad_isa)v));
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s, ", poolgrad_isa_name((poolgrad_isa)v));
+                }
+                if (!known)
+                    die("unknown ISA '%s' (%sauto)", o->isas[j], names);
+            }
         } else if (!strcmp(a, "--reps")) {
             char *end;
             long v = strtol(NEXT(), &end, 10);
