@@ -1,14 +1,18 @@
 /*
- * Validation: every rule of docs/SEMANTICS.md section 2 through the aclnn front with its exact status
- * (161001 / 161002 / 0), the ordering rules that are observable, the execute-phase checks; then the
- * native API's statuses for the same classes, status strings, versions, dtype sizes, tensor
- * initializers and poolgrad_compare on crafted inputs.
+ * Validation: every rule of docs/SEMANTICS.md section 2 through the aclnn front as rows of a table (a
+ * mutation of a valid base problem, the exact status 161001 / 161002 / 0 and the exact text
+ * aclGetRecentErrMsg() must give), including the observable ordering rules; the execute-phase checks;
+ * then the native API's statuses and messages for the same classes, status strings, versions, dtype
+ * sizes, tensor initializers and poolgrad_compare on crafted inputs.
  */
 #include <criterion/criterion.h>
 
 #include "testutil.h"
 #include "aclnn_runner.h"
 #include "oracle.h"
+
+/* table rows leave their trailing fields (values, checks) to the zero default */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 #define NULLPTR ACLNN_ERR_PARAM_NULLPTR
 #define INVALID ACLNN_ERR_PARAM_INVALID
@@ -32,42 +36,31 @@ typedef struct cfg {
     unsigned nulls;     /* N_* bits: pass NULL for these */
 } cfg;
 
-/* 2D: gradOutput 1x1x2x2, self/gradInput 1x1x4x4, kernel 2, stride 2, padding 0, f32 NCHW */
-static cfg base2(void)
+/* 2D: gradOutput 1x1x2x2, self/gradInput 1x1x4x4, kernel 2, stride 2, padding 0, f32 NCHW.
+   3D: gradOutput 1x1x2x2x2, self/output 1x1x4x4x4, kernel 2, stride 2, padding 0, f32 NCDHW. */
+static cfg base(int op)
 {
     cfg c;
     memset(&c, 0, sizeof c);
     for (int t = 0; t < 3; t++) {
-        c.rank[t] = 4;
+        c.rank[t] = op + 2;
         c.dt[t] = ACL_FLOAT;
-        c.fmt[t] = ACL_FORMAT_NCHW;
-        c.dims[t][0] = 1;
-        c.dims[t][1] = 1;
-        c.dims[t][2] = c.dims[t][3] = t == 0 ? 2 : 4;
+        c.fmt[t] = op == 2 ? ACL_FORMAT_NCHW : ACL_FORMAT_NCDHW;
+        c.dims[t][0] = c.dims[t][1] = 1;
+        for (int a = 0; a < op; a++)
+            c.dims[t][2 + a] = t == 0 ? 2 : 4;
     }
-    c.k[0] = c.k[1] = 2;
-    c.s[0] = c.s[1] = 2;
-    c.nk = c.ns = c.np = 2;
+    for (int a = 0; a < op; a++)
+        c.k[a] = c.s[a] = 2;
+    c.nk = c.ns = c.np = op;
     return c;
 }
 
-/* 3D: gradOutput 1x1x2x2x2, self/output 1x1x4x4x4, kernel 2, stride 2, padding 0, f32 NCDHW */
-static cfg base3(void)
+/* A message no validation failure gives: set before every call, so a stale message cannot pass. */
+static void reset_message(void)
 {
-    cfg c;
-    memset(&c, 0, sizeof c);
-    for (int t = 0; t < 3; t++) {
-        c.rank[t] = 5;
-        c.dt[t] = ACL_FLOAT;
-        c.fmt[t] = ACL_FORMAT_NCDHW;
-        c.dims[t][0] = 1;
-        c.dims[t][1] = 1;
-        c.dims[t][2] = c.dims[t][3] = c.dims[t][4] = t == 0 ? 2 : 4;
-    }
-    c.k[0] = c.k[1] = c.k[2] = 2;
-    c.s[0] = c.s[1] = c.s[2] = 2;
-    c.nk = c.ns = c.np = 3;
-    return c;
+    poolgrad_execute(NULL, NULL, 0, 1);
+    cr_assert_str_eq(aclGetRecentErrMsg(), "plan is NULL");
 }
 
 /*
@@ -98,6 +91,7 @@ static aclnnStatus run(int sd, const cfg *c)
     const aclIntArray *ka = nl & N_K ? NULL : k, *sa = nl & N_S ? NULL : s, *pa = nl & N_P ? NULL : p;
     uint64_t *wsp = nl & N_WS ? NULL : &ws;
     aclOpExecutor **exp = nl & N_EX ? NULL : &ex;
+    reset_message();
     aclnnStatus st = sd == 2 ? aclnnAvgPool2dBackwardGetWorkspaceSize(go, self, ka, sa, pa, c->ceil_mode, c->cip, c->div,
                                                                       (int8_t)c->cube, gi, wsp, exp)
                              : aclnnAvgPool3dBackwardGetWorkspaceSize(go, self, ka, sa, pa, c->ceil_mode, c->cip, c->div,
@@ -117,324 +111,276 @@ static aclnnStatus run(int sd, const cfg *c)
     return st;
 }
 
-#define EXPECT2(c, want) cr_expect_eq(run(2, &(c)), (want), "2D line %d: expected %d", __LINE__, (want))
-#define EXPECT3(c, want) cr_expect_eq(run(3, &(c)), (want), "3D line %d: expected %d", __LINE__, (want))
+/* ================================================================== the table machinery */
+
+/* A row runs once per value: the listed values V(...), the range R(lo, hi), or once with v = 0. */
+typedef struct row {
+    const char *what;
+    int op;                                /* 2 or 3 */
+    void (*mutate)(cfg *c, int64_t v);     /* applied to base(op) */
+    aclnnStatus want;
+    const char *msg;                       /* exact aclGetRecentErrMsg() text, "{}" = v; NULL: success */
+    void (*post)(const char *what);        /* optional: checks of the written gradInput after success */
+    const int64_t *vals;
+    size_t nvals;
+    bool range;
+    int64_t lo, hi;
+} row;
+
+#define V(...) .vals = (const int64_t[]){ __VA_ARGS__ }, .nvals = sizeof((const int64_t[]){ __VA_ARGS__ }) / sizeof(int64_t)
+#define R(a, b) .range = true, .lo = (a), .hi = (b)
+#define M(name, ...) \
+    static void name(cfg *c, int64_t v) { (void)c; (void)v; __VA_ARGS__; }
+#define ROWS(t) t, sizeof t / sizeof t[0]
+
+/* msg with each "{}" replaced by v */
+static void expand_msg(char *out, size_t size, const char *msg, int64_t v)
+{
+    size_t n = 0;
+    for (const char *m = msg; *m && n + 1 < size; m++) {
+        if (m[0] == '{' && m[1] == '}') {
+            n += (size_t)snprintf(out + n, size - n, "%lld", (long long)v);
+            m++;
+        } else {
+            out[n++] = *m;
+        }
+    }
+    out[n < size ? n : size - 1] = '\0';
+}
+
+static void walk(const row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const row *r = &rows[i];
+        const size_t count = r->range ? (size_t)(r->hi - r->lo + 1) : r->nvals ? r->nvals : 1;
+        for (size_t j = 0; j < count; j++) {
+            const int64_t v = r->range ? r->lo + (int64_t)j : r->nvals ? r->vals[j] : 0;
+            cfg c = base(r->op);
+            r->mutate(&c, v);
+            const aclnnStatus st = run(r->op, &c);
+            cr_expect_eq(st, r->want, "%dD %s (v = %lld): status %d, expected %d", r->op, r->what, (long long)v, (int)st,
+                         (int)r->want);
+            if (r->msg) {
+                char want[512];
+                expand_msg(want, sizeof want, r->msg, v);
+                cr_expect_str_eq(aclGetRecentErrMsg(), want, "%dD %s (v = %lld): message \"%s\", expected \"%s\"", r->op,
+                                 r->what, (long long)v, aclGetRecentErrMsg(), want);
+            } else {
+                cr_expect_eq(r->want, OK, "%dD %s: a failing row needs its message", r->op, r->what);
+            }
+            if (st == OK && r->post)
+                r->post(r->what);
+        }
+    }
+}
+
+/* ---- post-success checks */
+static void all_quarter(const char *what)
+{
+    for (int i = 0; i < 16; i++)
+        cr_expect_eq(gi_buf[i], 0.25f, "%s: gradInput[%d] = %a, expected 0.25", what, i, (double)gi_buf[i]);
+}
+static void all_eighth(const char *what)
+{
+    for (int i = 0; i < 64; i++)
+        cr_expect_eq(gi_buf[i], 0.125f, "%s: output[%d] = %a, expected 0.125", what, i, (double)gi_buf[i]);
+}
+static void zero_f32(const char *what, int n)
+{
+    for (int i = 0; i < n; i++)
+        cr_expect_eq(pgt_f32_bits(gi_buf[i]), 0u, "%s: gradInput[%d] = %a, expected +0.0", what, i, (double)gi_buf[i]);
+    cr_expect_eq(gi_buf[n], -7.0f, "%s: write past gradInput", what);
+}
+static void zero4(const char *what) { zero_f32(what, 4); }
+static void zero64(const char *what) { zero_f32(what, 64); }
+static void zero64_half(const char *what)
+{
+    const uint16_t *u = (const uint16_t *)gi_buf;
+    for (int j = 0; j < 64; j++)
+        cr_expect_eq(u[j], 0u, "%s: half output[%d] = 0x%04x", what, j, u[j]);
+    cr_expect_eq(gi_buf[32], -7.0f, "%s: write past the half output", what);
+}
+
+/* ---- mutations (v is the row's value) */
+M(m_none)
+M(m_nulls, c->nulls = (unsigned)v)
+M(m_dt_go, c->dt[0] = (int)v)
+M(m_dt_self, c->dt[1] = (int)v)
+M(m_dt_gi, c->dt[2] = (int)v)
+M(m_dt3, c->dt[0] = (int)(v & 0xff), c->dt[2] = (int)(v >> 8 & 0xff), c->dt[1] = (int)(v >> 16)) /* DT3(go, gi, self) */
+#define DT3(a, b, s) ((int64_t)(a) | (int64_t)(b) << 8 | (int64_t)(s) << 16)
+#define SELF_ANY(a, b) V(DT3(a, b, ACL_FLOAT), DT3(a, b, ACL_FLOAT16), DT3(a, b, ACL_BF16))
+M(m_fmt_go, c->fmt[0] = (int)v)
+M(m_fmt_self, c->fmt[1] = (int)v)
+M(m_fmt_gi, c->fmt[2] = (int)v)
+M(m_fmt_go_gi, c->fmt[0] = c->fmt[2] = (int)v)
+M(m_nk, c->nk = (int)v)
+M(m_ns, c->ns = (int)v)
+M(m_np, c->np = (int)v)
+M(m_k0, c->k[0] = v)
+M(m_k1, c->k[1] = v)
+M(m_s0, c->s[0] = v)
+M(m_s1, c->s[1] = v)
+M(m_p0, c->p[0] = v)
+M(m_p1, c->p[1] = v)
+M(m_cube, c->cube = (int)v)
+M(m_neg_dim, c->dims[v][0] = -1)
+M(m_neg_dim3, c->dims[v][1] = -1; if (v >= 1) c->dims[1][1] = c->dims[2][1] = -1)
+M(m_self_w5, c->dims[1][3] = 5)
+M(m_self_c2, c->dims[1][1] = 2)
+M(m_gi_5x5, c->dims[2][2] = c->dims[2][3] = 5)
+M(m_gi_self_5x5, c->dims[1][2] = c->dims[1][3] = c->dims[2][2] = c->dims[2][3] = 5)
+M(m_gi_self_5x5_ceil, m_gi_self_5x5(c, 0); c->ceil_mode = true)
+M(m_gi_self_5x5_ceil_go3, m_gi_self_5x5_ceil(c, 0); c->dims[0][2] = c->dims[0][3] = 3)
+
+/* all tensors of rank r, every dim 2 */
+M(m_rank_all, for (int t = 0; t < 3; t++) { c->rank[t] = (int)v; for (int d = 0; d < 6; d++) c->dims[t][d] = 2; })
+/* drop the N dim of the tensors in the mask v (bit t = tensor t) */
+M(m_unbatch, for (int t = 0; t < 3; t++) if (v >> t & 1) {
+        c->rank[t]--;
+        memmove(c->dims[t], c->dims[t] + 1, 5 * sizeof(int64_t));
+    })
+/* unbatched 2D with format bit t of v: NCL, else NCHW */
+M(m_unbatched_fmt, m_unbatch(c, 7); for (int t = 0; t < 3; t++) c->fmt[t] = (v >> t) & 1 ? ACL_FORMAT_NCL : ACL_FORMAT_NCHW)
+M(m_unbatched_go_h3, m_unbatch(c, 7); c->dims[0][1] = 3)
+
+/* gradOutput dims from the decimal digits of v: D4(n, c, h, w), D5(n, c, d, h, w) (digits 0-9) */
+#define D4(a, b, d, e) ((a) * 1000 + (b) * 100 + (d) * 10 + (e))
+#define D5(a, b, d, e, f) ((a) * 10000 + (b) * 1000 + (d) * 100 + (e) * 10 + (f))
+M(m_go_dims, for (int d = c->rank[0] - 1; d >= 0; d--, v /= 10) c->dims[0][d] = v % 10)
+
+M(m_null_gi_bad_dtype, c->nulls = N_GI; c->dt[0] = ACL_INT32)
+M(m_null_ex_all_bad, c->nulls = N_EX; c->dt[0] = ACL_DOUBLE; c->fmt[1] = ACL_FORMAT_ND; c->nk = 0; c->cube = 9)
+M(m_null_stride_go3, c->nulls = N_S; c->dims[0][2] = c->dims[0][3] = 3)
+M(m_dt_and_fmt, c->dt[0] = ACL_INT64; c->fmt[0] = ACL_FORMAT_ND)
+M(m_nk3, c->nk = 3; c->k[2] = 2)
+M(m_ns3, c->ns = 3; c->s[2] = 2)
+M(m_pad1_go3, c->p[0] = c->p[1] = 1; c->dims[0][2] = c->dims[0][3] = 3)
+M(m_k3_p2, c->k[0] = c->k[1] = 3; c->p[0] = c->p[1] = 2; c->dims[0][2] = c->dims[0][3] = 3)
+/* k {4, 3}, s 1, p {2, v}: H = (4+4-4)/1+1 = 5, W = (4+2v-3)/1+1 */
+M(m_pad_w, c->k[0] = 4; c->k[1] = 3; c->s[0] = c->s[1] = 1; c->p[0] = 2; c->p[1] = v; c->dims[0][2] = 5;
+  c->dims[0][3] = 4 + 2 * v - 3 + 1)
+M(m_empty_n, for (int t = 0; t < 3; t++) c->dims[t][0] = 0)
+M(m_empty_c, for (int t = 0; t < 3; t++) c->dims[t][1] = 0)
+M(m_empty_h, c->dims[0][2] = c->dims[1][2] = c->dims[2][2] = 0)
+M(m_empty_n_go_h3, m_empty_n(c, 0); c->dims[0][2] = 3)
+M(m_empty_n_k0, m_empty_n(c, 0); c->k[0] = 0)
+/* W = 1, k {1, 4}, p {0, 1}, s 1: O = (1+2-4)/1+1 = 0: gradOutput 1x1x4x0, gradInput 1x1x4x1 */
+M(m_empty_go_only, c->k[0] = 1; c->k[1] = 4; c->s[0] = c->s[1] = 1; c->p[1] = 1; c->dims[1][3] = c->dims[2][3] = 1;
+  c->dims[0][2] = 4; c->dims[0][3] = 0)
 
 /* ================================================================== 2D */
 
-Test(aclnn2d, baseline_and_values)
-{
-    cfg c = base2();
-    cr_assert_eq(run(2, &c), OK);
-    for (int i = 0; i < 16; i++)
-        cr_assert_eq(gi_buf[i], 0.25f);
-}
+static const row rows2d[] = {
+    { "baseline", 2, m_none, OK, NULL, all_quarter },
+    /* step 1: NULL pointers (stride may be NULL = kernel), before everything else */
+    { "NULL gradOutput", 2, m_nulls, NULLPTR, "gradOutput is NULL", V(N_GO) },
+    { "NULL self", 2, m_nulls, NULLPTR, "self is NULL", V(N_SELF) },
+    { "NULL kernelSize", 2, m_nulls, NULLPTR, "kernelSize is NULL", V(N_K) },
+    { "NULL padding", 2, m_nulls, NULLPTR, "padding is NULL", V(N_P) },
+    { "NULL gradInput", 2, m_nulls, NULLPTR, "gradInput is NULL", V(N_GI) },
+    { "NULL workspaceSize", 2, m_nulls, NULLPTR, "workspaceSize is NULL", V(N_WS) },
+    { "NULL executor", 2, m_nulls, NULLPTR, "executor is NULL", V(N_EX) },
+    { "NULL gradInput beats a bad gradOutput dtype", 2, m_null_gi_bad_dtype, NULLPTR, "gradInput is NULL" },
+    { "NULL executor beats everything else wrong", 2, m_null_ex_all_bad, NULLPTR, "executor is NULL" },
+    { "NULL stride = kernel", 2, m_nulls, OK, NULL, all_quarter, V(N_S) },
+    { "NULL stride = kernel 2, not 1 (gradOutput 3x3)", 2, m_null_stride_go3, INVALID,
+      "gradOutput shape [1, 1, 3, 3] differs from the expected [1, 1, 2, 2]" },
+    /* step 2: dtypes; gradOutput and gradInput equal, self's may differ */
+#define BAD_DT2 V(ACL_DT_UNDEFINED, ACL_INT8, ACL_INT32, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_UINT32, ACL_INT64, \
+                  ACL_UINT64, ACL_DOUBLE, ACL_BOOL, 5, 28, 1000)
+    { "gradOutput dtype", 2, m_dt_go, INVALID, "gradOutput dtype {} is not ACL_FLOAT, ACL_FLOAT16 or ACL_BF16", BAD_DT2 },
+    { "self dtype", 2, m_dt_self, INVALID, "self dtype {} is not ACL_FLOAT, ACL_FLOAT16 or ACL_BF16", BAD_DT2 },
+    { "gradInput dtype", 2, m_dt_gi, INVALID, "gradInput dtype {} is not ACL_FLOAT, ACL_FLOAT16 or ACL_BF16", BAD_DT2 },
+    { "f32 / f32", 2, m_dt3, OK, NULL, NULL, SELF_ANY(ACL_FLOAT, ACL_FLOAT) },
+    { "f16 / f16", 2, m_dt3, OK, NULL, NULL, SELF_ANY(ACL_FLOAT16, ACL_FLOAT16) },
+    { "bf16 / bf16", 2, m_dt3, OK, NULL, NULL, SELF_ANY(ACL_BF16, ACL_BF16) },
+    { "f32 / f16", 2, m_dt3, INVALID, "gradOutput dtype 0 differs from gradInput dtype 1", SELF_ANY(ACL_FLOAT, ACL_FLOAT16) },
+    { "f32 / bf16", 2, m_dt3, INVALID, "gradOutput dtype 0 differs from gradInput dtype 27", SELF_ANY(ACL_FLOAT, ACL_BF16) },
+    { "f16 / f32", 2, m_dt3, INVALID, "gradOutput dtype 1 differs from gradInput dtype 0", SELF_ANY(ACL_FLOAT16, ACL_FLOAT) },
+    { "f16 / bf16", 2, m_dt3, INVALID, "gradOutput dtype 1 differs from gradInput dtype 27", SELF_ANY(ACL_FLOAT16, ACL_BF16) },
+    { "bf16 / f32", 2, m_dt3, INVALID, "gradOutput dtype 27 differs from gradInput dtype 0", SELF_ANY(ACL_BF16, ACL_FLOAT) },
+    { "bf16 / f16", 2, m_dt3, INVALID, "gradOutput dtype 27 differs from gradInput dtype 1", SELF_ANY(ACL_BF16, ACL_FLOAT16) },
+    /* step 3: formats NCHW or NCL; a 4-D gradOutput needs gradOutput and gradInput NCHW */
+#define BAD_FMT2 V(ACL_FORMAT_ND, ACL_FORMAT_NHWC, ACL_FORMAT_NCDHW, ACL_FORMAT_NDHWC, ACL_FORMAT_HWCN, ACL_FORMAT_NC, \
+                   ACL_FORMAT_UNDEFINED, ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_Z, ACL_FORMAT_NC1HWC0_C04,         \
+                   ACL_FORMAT_FRACTAL_NZ, ACL_FORMAT_NDC1HWC0, ACL_FRACTAL_Z_3D, 50, 54)
+    { "gradOutput format", 2, m_fmt_go, INVALID, "gradOutput format {} is not ACL_FORMAT_NCHW or ACL_FORMAT_NCL", BAD_FMT2 },
+    { "self format", 2, m_fmt_self, INVALID, "self format {} is not ACL_FORMAT_NCHW or ACL_FORMAT_NCL", BAD_FMT2 },
+    { "gradInput format", 2, m_fmt_gi, INVALID, "gradInput format {} is not ACL_FORMAT_NCHW or ACL_FORMAT_NCL", BAD_FMT2 },
+    { "4-D gradOutput NCL", 2, m_fmt_go, INVALID, "a 4-D gradOutput needs gradOutput and gradInput in ACL_FORMAT_NCHW",
+      V(ACL_FORMAT_NCL) },
+    { "4-D gradInput NCL", 2, m_fmt_gi, INVALID, "a 4-D gradOutput needs gradOutput and gradInput in ACL_FORMAT_NCHW",
+      V(ACL_FORMAT_NCL) },
+    { "4-D self NCL", 2, m_fmt_self, OK, NULL, NULL, V(ACL_FORMAT_NCL) },
+    { "unbatched: NCHW or NCL each", 2, m_unbatched_fmt, OK, NULL, NULL, R(0, 7) },
+    { "dtype checked before format", 2, m_dt_and_fmt, INVALID, "gradOutput dtype 9 is not ACL_FLOAT, ACL_FLOAT16 or ACL_BF16" },
+    /* step 4: ranks 3 or 4 alike, no negative dim, array lengths and values */
+    { "rank", 2, m_rank_all, INVALID, "gradOutput has {} dims, not 3 (C, H, W) or 4 (N, C, H, W)", V(1, 2, 5, 6) },
+    { "gradInput rank differs", 2, m_unbatch, INVALID, "gradInput has 3 dims, gradOutput 4", V(4) },
+    { "self rank differs", 2, m_unbatch, INVALID, "self has 3 dims, gradOutput 4", V(2) },
+    { "negative gradOutput dim", 2, m_neg_dim, INVALID, "gradOutput has a negative dim", V(0) },
+    { "negative self dim", 2, m_neg_dim, INVALID, "self has a negative dim", V(1) },
+    { "negative gradInput dim", 2, m_neg_dim, INVALID, "gradInput has a negative dim", V(2) },
+    { "kernelSize empty", 2, m_nk, INVALID, "kernelSize has 0 values, not 1 or 2", V(0) },
+    { "kernelSize of 3", 2, m_nk3, INVALID, "kernelSize has 3 values, not 1 or 2" },
+    { "kernelSize of 1", 2, m_nk, OK, NULL, NULL, V(1) },
+    { "kernel[1] = 0", 2, m_k1, INVALID, "kernel[1] = 0 is not positive", V(0) },
+    { "kernel[0] < 0", 2, m_k0, INVALID, "kernel[0] = -2 is not positive", V(-2) },
+    { "stride empty = kernel", 2, m_ns, OK, NULL, all_quarter, V(0) },
+    { "stride of 1", 2, m_ns, OK, NULL, NULL, V(1) },
+    { "stride of 3", 2, m_ns3, INVALID, "stride has 3 values, not 0, 1 or 2" },
+    { "stride[0] = 0", 2, m_s0, INVALID, "stride[0] = 0 is not positive", V(0) },
+    { "stride[1] < 0", 2, m_s1, INVALID, "stride[1] = -1 is not positive", V(-1) },
+    { "padding empty", 2, m_np, INVALID, "padding has 0 values, not 1 or 2", V(0) },
+    { "padding of 3", 2, m_np, INVALID, "padding has 3 values, not 1 or 2", V(3) },
+    { "padding of 1", 2, m_np, OK, NULL, NULL, V(1) },
+    /* step 5: 0 <= pad, 2 * pad <= kernel, per axis */
+    { "padding[0] < 0", 2, m_p0, INVALID, "padding[0] = -1 is negative", V(-1) },
+    { "padding[1] < 0", 2, m_p1, INVALID, "padding[1] = -1 is negative", V(-1) },
+    { "2 * pad == kernel", 2, m_pad1_go3, OK },
+    { "2 * pad > kernel (shape consistent)", 2, m_k3_p2, INVALID, "padding[0] = 2 exceeds kernel[0] / 2 = 1" },
+    { "2 * pad > kernel on W alone", 2, m_pad_w, INVALID, "padding[1] = 2 exceeds kernel[1] / 2 = 1", V(2) },
+    { "2 * pad <= kernel on both axes", 2, m_pad_w, OK, NULL, NULL, V(1) },
+    /* step 6: cubeMathType 0..3 */
+    { "cubeMathType < 0", 2, m_cube, INVALID, "cubeMathType = {} is outside 0..3", R(-128, -1) },
+    { "cubeMathType 0..3", 2, m_cube, OK, NULL, NULL, R(0, 3) },
+    { "cubeMathType > 3", 2, m_cube, INVALID, "cubeMathType = {} is outside 0..3", R(4, 127) },
+    /* step 7: self.shape == gradInput.shape */
+    { "self W", 2, m_self_w5, INVALID, "self shape [1, 1, 4, 5] differs from gradInput shape [1, 1, 4, 4]" },
+    { "self C", 2, m_self_c2, INVALID, "self shape [1, 2, 4, 4] differs from gradInput shape [1, 1, 4, 4]" },
+    { "gradInput 5x5, gradOutput fits it, self 4x4", 2, m_gi_5x5, INVALID,
+      "self shape [1, 1, 4, 4] differs from gradInput shape [1, 1, 5, 5]" },
+    { "self and gradInput 5x5", 2, m_gi_self_5x5, OK },
+    /* step 8: the inferred gradOutput shape */
+    { "gradOutput H", 2, m_go_dims, INVALID, "gradOutput shape [1, 1, 3, 2] differs from the expected [1, 1, 2, 2]", V(D4(1, 1, 3, 2)) },
+    { "gradOutput W", 2, m_go_dims, INVALID, "gradOutput shape [1, 1, 2, 3] differs from the expected [1, 1, 2, 2]", V(D4(1, 1, 2, 3)) },
+    { "gradOutput H small", 2, m_go_dims, INVALID, "gradOutput shape [1, 1, 1, 2] differs from the expected [1, 1, 2, 2]", V(D4(1, 1, 1, 2)) },
+    { "gradOutput N", 2, m_go_dims, INVALID, "gradOutput shape [2, 1, 2, 2] differs from the expected [1, 1, 2, 2]", V(D4(2, 1, 2, 2)) },
+    { "gradOutput C", 2, m_go_dims, INVALID, "gradOutput shape [1, 2, 2, 2] differs from the expected [1, 1, 2, 2]", V(D4(1, 2, 2, 2)) },
+    { "gradOutput = input size", 2, m_go_dims, INVALID, "gradOutput shape [1, 1, 4, 4] differs from the expected [1, 1, 2, 2]", V(D4(1, 1, 4, 4)) },
+    { "gradOutput H empty", 2, m_go_dims, INVALID, "gradOutput shape [1, 1, 0, 2] differs from the expected [1, 1, 2, 2]", V(D4(1, 1, 0, 2)) },
+    { "floor mode: 5 -> 2", 2, m_gi_self_5x5, OK },
+    { "ceil mode: 5 -> 3, not 2", 2, m_gi_self_5x5_ceil, INVALID, "gradOutput shape [1, 1, 2, 2] differs from the expected [1, 1, 3, 3]" },
+    { "ceil mode: 5 -> 3", 2, m_gi_self_5x5_ceil_go3, OK },
+    { "unbatched gradOutput H", 2, m_unbatched_go_h3, INVALID, "gradOutput shape [1, 3, 2] differs from the expected [1, 2, 2]" },
+    /* step 9: empty tensors succeed with workspace 0 (after the step 4 and 8 checks, unlike 3D) */
+    { "N = 0", 2, m_empty_n, OK },
+    { "C = 0", 2, m_empty_c, OK },
+    { "H = 0", 2, m_empty_h, OK },
+    { "N = 0 with a wrong gradOutput shape", 2, m_empty_n_go_h3, INVALID,
+      "gradOutput shape [0, 1, 3, 2] differs from the expected [0, 1, 2, 2]" },
+    { "N = 0 with kernel 0", 2, m_empty_n_k0, INVALID, "kernel[0] = 0 is not positive" },
+    { "empty gradOutput, gradInput zero-filled", 2, m_empty_go_only, OK, NULL, zero4 },
+};
 
-Test(aclnn2d, step1_null_pointers)
-{
-    const unsigned each[] = { N_GO, N_SELF, N_K, N_P, N_GI, N_WS, N_EX };
-    for (size_t i = 0; i < sizeof each / sizeof each[0]; i++) {
-        cfg c = base2();
-        c.nulls = each[i];
-        EXPECT2(c, NULLPTR);
-    }
-    /* the NULL check comes first: NULL gradInput beats an invalid gradOutput dtype, NULL executor
-       beats everything else being wrong */
-    cfg c = base2();
-    c.nulls = N_GI;
-    c.dt[0] = ACL_INT32;
-    EXPECT2(c, NULLPTR);
-    c = base2();
-    c.nulls = N_EX;
-    c.dt[0] = ACL_DOUBLE;
-    c.fmt[1] = ACL_FORMAT_ND;
-    c.nk = 0;
-    c.cube = 9;
-    EXPECT2(c, NULLPTR);
-}
+Test(aclnn2d, validation_table) { walk(ROWS(rows2d)); }
 
-Test(aclnn2d, step1_stride_null_means_kernel)
-{
-    cfg c = base2();
-    c.nulls = N_S;
-    cr_assert_eq(run(2, &c), OK);
-    for (int i = 0; i < 16; i++)
-        cr_assert_eq(gi_buf[i], 0.25f, "stride NULL must equal stride = kernel");
-    /* kernel 2, stride NULL: gradOutput must be 2x2 (stride 1 would need 3x3) */
-    c.dims[0][2] = c.dims[0][3] = 3;
-    EXPECT2(c, INVALID);
-}
 
-Test(aclnn2d, step2_dtypes)
-{
-    const int bad[] = { ACL_DT_UNDEFINED, ACL_INT8, ACL_INT32, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_UINT32,
-                        ACL_INT64, ACL_UINT64, ACL_DOUBLE, ACL_BOOL, 5, 28, 1000 };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        for (int t = 0; t < 3; t++) {
-            cfg c = base2();
-            c.dt[t] = bad[i];
-            EXPECT2(c, INVALID);
-        }
-    const int good[] = { ACL_FLOAT, ACL_FLOAT16, ACL_BF16 };
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++)
-            for (int sdt = 0; sdt < 3; sdt++) {
-                cfg c = base2();
-                c.dt[0] = good[a];
-                c.dt[2] = good[b];
-                c.dt[1] = good[sdt]; /* self's dtype may differ */
-                EXPECT2(c, a == b ? OK : INVALID);
-            }
-}
-
-Test(aclnn2d, step3_formats)
-{
-    const int bad[] = { ACL_FORMAT_ND, ACL_FORMAT_NHWC, ACL_FORMAT_NCDHW, ACL_FORMAT_NDHWC, ACL_FORMAT_HWCN,
-                        ACL_FORMAT_NC, ACL_FORMAT_UNDEFINED, ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_Z,
-                        ACL_FORMAT_NC1HWC0_C04, ACL_FORMAT_FRACTAL_NZ, ACL_FORMAT_NDC1HWC0, ACL_FRACTAL_Z_3D, 50, 54 };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        for (int t = 0; t < 3; t++) {
-            cfg c = base2();
-            c.fmt[t] = bad[i];
-            EXPECT2(c, INVALID);
-        }
-    /* 4-D: gradOutput and gradInput must be NCHW; self may be NCL */
-    cfg c = base2();
-    c.fmt[0] = ACL_FORMAT_NCL;
-    EXPECT2(c, INVALID);
-    c = base2();
-    c.fmt[2] = ACL_FORMAT_NCL;
-    EXPECT2(c, INVALID);
-    c = base2();
-    c.fmt[1] = ACL_FORMAT_NCL;
-    EXPECT2(c, OK);
-    /* 3-D (unbatched C,H,W): NCHW or NCL each */
-    for (int m = 0; m < 8; m++) {
-        c = base2();
-        for (int t = 0; t < 3; t++) {
-            c.rank[t] = 3;
-            memmove(c.dims[t], c.dims[t] + 1, 3 * sizeof(int64_t));
-            c.fmt[t] = (m >> t) & 1 ? ACL_FORMAT_NCL : ACL_FORMAT_NCHW;
-        }
-        EXPECT2(c, OK);
-    }
-    /* dtype is checked before format: both wrong is still 161002, never something else */
-    c = base2();
-    c.dt[0] = ACL_INT64;
-    c.fmt[0] = ACL_FORMAT_ND;
-    EXPECT2(c, INVALID);
-}
-
-Test(aclnn2d, step4_ranks_dims_arrays)
-{
-    cfg c;
-    for (int r = 1; r <= 6; r++) {
-        if (r == 3 || r == 4)
-            continue;
-        c = base2();
-        for (int t = 0; t < 3; t++) {
-            c.rank[t] = r;
-            for (int d = 0; d < r; d++)
-                c.dims[t][d] = 2;
-        }
-        EXPECT2(c, INVALID);
-    }
-    /* ranks differ */
-    c = base2();
-    c.rank[2] = 3;
-    memmove(c.dims[2], c.dims[2] + 1, 3 * sizeof(int64_t));
-    EXPECT2(c, INVALID);
-    c = base2();
-    c.rank[1] = 3;
-    memmove(c.dims[1], c.dims[1] + 1, 3 * sizeof(int64_t));
-    EXPECT2(c, INVALID);
-    /* negative dims */
-    for (int t = 0; t < 3; t++) {
-        c = base2();
-        c.dims[t][0] = -1;
-        EXPECT2(c, INVALID);
-    }
-    /* kernelSize: length 1 or 2, values > 0 */
-    c = base2();
-    c.nk = 0;
-    EXPECT2(c, INVALID);
-    c = base2();
-    c.nk = 3;
-    c.k[2] = 2;
-    EXPECT2(c, INVALID);
-    c = base2();
-    c.nk = 1;
-    EXPECT2(c, OK);
-    c = base2();
-    c.k[1] = 0;
-    EXPECT2(c, INVALID);
-    c = base2();
-    c.k[0] = -2;
-    EXPECT2(c, INVALID);
-    /* stride: length 0 (= kernel), 1 or 2, values > 0 */
-    c = base2();
-    c.ns = 0;
-    EXPECT2(c, OK);
-    for (int i = 0; i < 16; i++)
-        cr_expect_eq(gi_buf[i], 0.25f, "empty stride must equal stride = kernel");
-    c = base2();
-    c.ns = 1;
-    EXPECT2(c, OK);
-    c = base2();
-    c.ns = 3;
-    c.s[2] = 2;
-    EXPECT2(c, INVALID);
-    c = base2();
-    c.s[0] = 0;
-    EXPECT2(c, INVALID);
-    c = base2();
-    c.s[1] = -1;
-    EXPECT2(c, INVALID);
-    /* padding: length 1 or 2 */
-    c = base2();
-    c.np = 0;
-    EXPECT2(c, INVALID);
-    c = base2();
-    c.np = 3;
-    EXPECT2(c, INVALID);
-    c = base2();
-    c.np = 1;
-    EXPECT2(c, OK);
-}
-
-Test(aclnn2d, step5_padding)
-{
-    cfg c = base2();
-    c.p[0] = -1;
-    EXPECT2(c, INVALID);
-    c = base2();
-    c.p[1] = -1;
-    EXPECT2(c, INVALID);
-    /* 2*pad == kernel is fine: k 2 p 1 s 2 on 4: O = (4+2-2)/2+1 = 3 */
-    c = base2();
-    c.p[0] = c.p[1] = 1;
-    c.dims[0][2] = c.dims[0][3] = 3;
-    EXPECT2(c, OK);
-    /* 2*pad > kernel: k 3 p 2 (the shape would be consistent: O = (4+4-3)/2+1 = 3) */
-    c = base2();
-    c.k[0] = c.k[1] = 3;
-    c.p[0] = c.p[1] = 2;
-    c.dims[0][2] = c.dims[0][3] = 3;
-    EXPECT2(c, INVALID);
-    /* per axis: W alone violates it */
-    c = base2();
-    c.k[0] = 4;
-    c.k[1] = 3;
-    c.s[0] = c.s[1] = 1;
-    c.p[0] = 2;
-    c.p[1] = 2;
-    c.dims[0][2] = 5; /* (4+4-4)/1+1 */
-    c.dims[0][3] = 6; /* (4+4-3)/1+1 */
-    EXPECT2(c, INVALID);
-    c.p[1] = 1;
-    c.dims[0][3] = 4; /* (4+2-3)/1+1 */
-    EXPECT2(c, OK);
-}
-
-Test(aclnn2d, step6_cube_math_type)
-{
-    for (int cube = -128; cube < 128; cube++) {
-        cfg c = base2();
-        c.cube = cube;
-        aclnnStatus st = run(2, &c);
-        cr_assert_eq(st, cube >= 0 && cube <= 3 ? OK : INVALID, "cubeMathType %d: %d", cube, st);
-    }
-}
-
-Test(aclnn2d, step7_self_shape)
-{
-    cfg c = base2();
-    c.dims[1][3] = 5;
-    EXPECT2(c, INVALID);
-    c = base2();
-    c.dims[1][1] = 2;
-    EXPECT2(c, INVALID);
-    /* self's shape must equal gradInput's, even if gradOutput fits self */
-    c = base2();
-    c.dims[2][2] = c.dims[2][3] = 5; /* gradInput 5x5: O = (5-2)/2+1 = 2 fits too */
-    EXPECT2(c, INVALID);
-    c.dims[1][2] = c.dims[1][3] = 5;
-    EXPECT2(c, OK);
-}
-
-Test(aclnn2d, step8_grad_output_shape)
-{
-    const int64_t bad[][4] = { { 1, 1, 3, 2 }, { 1, 1, 2, 3 }, { 1, 1, 1, 2 }, { 2, 1, 2, 2 }, { 1, 2, 2, 2 },
-                               { 1, 1, 4, 4 }, { 1, 1, 0, 2 } };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        cfg c = base2();
-        memcpy(c.dims[0], bad[i], sizeof bad[i]);
-        EXPECT2(c, INVALID);
-    }
-    /* ceil mode changes the inferred shape: 5 with k 2 s 2 gives 2 (floor) or 3 (ceil) */
-    cfg c = base2();
-    c.dims[1][2] = c.dims[1][3] = c.dims[2][2] = c.dims[2][3] = 5;
-    EXPECT2(c, OK);
-    c.ceil_mode = true;
-    EXPECT2(c, INVALID);
-    c.dims[0][2] = c.dims[0][3] = 3;
-    EXPECT2(c, OK);
-    /* unbatched too */
-    c = base2();
-    for (int t = 0; t < 3; t++) {
-        c.rank[t] = 3;
-        memmove(c.dims[t], c.dims[t] + 1, 3 * sizeof(int64_t));
-    }
-    c.dims[0][1] = 3;
-    EXPECT2(c, INVALID);
-}
-
-Test(aclnn2d, step9_empty)
-{
-    /* N = 0 everywhere: success, workspace 0 */
-    cfg c = base2();
-    for (int t = 0; t < 3; t++)
-        c.dims[t][0] = 0;
-    EXPECT2(c, OK);
-    c = base2();
-    for (int t = 0; t < 3; t++)
-        c.dims[t][1] = 0;
-    EXPECT2(c, OK);
-    /* H = 0 in the input: O = (0-2)/2+1 = 0 */
-    c = base2();
-    c.dims[1][2] = c.dims[2][2] = 0;
-    c.dims[0][2] = 0;
-    EXPECT2(c, OK);
-    /* 2D checks the gradOutput shape (step 8) before the empty shortcut (step 9), unlike 3D */
-    c = base2();
-    for (int t = 0; t < 3; t++)
-        c.dims[t][0] = 0;
-    c.dims[0][2] = 3;
-    EXPECT2(c, INVALID);
-    c = base2();
-    for (int t = 0; t < 3; t++)
-        c.dims[t][0] = 0;
-    c.k[0] = 0; /* kernel values (step 4) too */
-    EXPECT2(c, INVALID);
-    /* an empty gradOutput with a non-empty gradInput: W = 1, k 4, p 1, s 1: O = (1+2-4)/1+1 = 0;
-       gradInput is filled with +0.0 */
-    c = base2();
-    c.k[0] = 1;
-    c.k[1] = 4;
-    c.s[0] = c.s[1] = 1;
-    c.p[1] = 1;
-    c.dims[1][3] = c.dims[2][3] = 1;
-    c.dims[0][2] = 4;
-    c.dims[0][3] = 0;
-    cr_assert_eq(run(2, &c), OK);
-    for (int i = 0; i < 4; i++)
-        cr_assert_eq(pgt_f32_bits(gi_buf[i]), 0u, "gradInput[%d] = %a, expected +0.0", i, (double)gi_buf[i]);
-    cr_assert_eq(gi_buf[4], -7.0f, "write past gradInput");
-}
-
+/* workspaceSize is written; a planned executor may be destroyed unrun; empty tensors plan a workspace of 0 */
 Test(aclnn2d, workspace_size_reported)
 {
-    cfg c = base2();
+    cfg c = base(2);
     uint64_t ws = 777;
     aclOpExecutor *ex = NULL;
     aclTensor *go = pgt_acl_dense(c.dims[0], 4, ACL_FLOAT, ACL_FORMAT_NCHW, go_buf);
@@ -443,9 +389,8 @@ Test(aclnn2d, workspace_size_reported)
     cr_assert_eq(aclnnAvgPool2dBackwardGetWorkspaceSize(go, gi, k, NULL, p, false, true, 0, 0, gi, &ws, &ex), OK);
     cr_assert_neq(ws, 777u, "workspaceSize not written");
     cr_assert_not_null(ex);
-    cr_assert_eq(aclDestroyAclOpExecutor(ex), OK); /* a planned executor that is not run */
+    cr_assert_eq(aclDestroyAclOpExecutor(ex), OK);
     cr_assert_eq(aclDestroyAclOpExecutor(NULL), OK);
-    /* empty tensors: workspace 0 */
     int64_t z[4] = { 0, 1, 4, 4 }, zo[4] = { 0, 1, 2, 2 };
     aclTensor *ezi = pgt_acl_dense(z, 4, ACL_FLOAT, ACL_FORMAT_NCHW, gi_buf);
     aclTensor *ezo = pgt_acl_dense(zo, 4, ACL_FLOAT, ACL_FORMAT_NCHW, go_buf);
@@ -463,302 +408,136 @@ Test(aclnn2d, workspace_size_reported)
 
 /* ================================================================== 3D */
 
-Test(aclnn3d, baseline_and_values)
-{
-    cfg c = base3();
-    cr_assert_eq(run(3, &c), OK);
-    for (int i = 0; i < 64; i++)
-        cr_assert_eq(gi_buf[i], 0.125f);
-}
+M(m_null_stride_bad_dtype, c->nulls = N_S; c->dt[0] = ACL_INT32)
+M(m_self_w5_3d, c->dims[1][4] = 5)
+M(m_ns4, c->ns = 4; c->s[3] = 2)
+/* an empty gradOutput (D = 0) with invalid values: kernel row v, stride[1] 0, padding[2] 9 > k/2, padding[0] < 0 */
+M(m_empty_bad_values, static const int64_t bad_k[][3] = { { 0, 0, 0 }, { -1, 2, 2 }, { 2, 0, 2 } };
+  c->dims[0][2] = 0; memcpy(c->k, bad_k[v], sizeof bad_k[v]); c->s[1] = 0; c->p[2] = 9; c->p[0] = -3)
+M(m_empty_d_nk2, c->dims[0][2] = 0; c->nk = 2)
+M(m_empty_d_fmt, c->dims[0][2] = 0; c->fmt[2] = ACL_FORMAT_ND)
+M(m_empty_d_dt, c->dims[0][2] = 0; c->dt[2] = ACL_FLOAT16)
+M(m_empty_d_null_k, c->dims[0][2] = 0; c->nulls = N_K)
+M(m_empty_d_half, c->dims[0][2] = 0; c->dt[0] = c->dt[1] = c->dt[2] = (int)v; c->k[0] = 0)
+M(m_k_axis, c->k[v] = 0)
+M(m_k_axis_neg, c->k[v] = -2)
+M(m_s_axis, c->s[v] = 0)
+M(m_s_axis_neg, c->s[v] = -2)
+M(m_p_axis_neg, c->p[v] = -1)
+/* k 3, s 1, p 2 on axis v: the shape is consistent, O = (4+4-3)/1+1 = 6 */
+M(m_p_axis_big, c->k[v] = 3; c->s[v] = 1; c->p[v] = 2; c->dims[0][2 + v] = 6)
+/* k 2, p 1, s 2 on axis v: O = (4+2-2)/2+1 = 3 */
+M(m_p_axis_half, c->p[v] = 1; c->dims[0][2 + v] = 3)
+/* padding {v} expands to all axes, gradOutput 3x3x3 */
+M(m_p_one, c->np = 1; c->p[0] = v; c->dims[0][2] = c->dims[0][3] = c->dims[0][4] = 3)
+/* output D = 0, k 2 s 1: O = (0-2)/1+1 = -1, gradOutput D = 1 */
+M(m_neg_inferred, c->dims[1][2] = c->dims[2][2] = 0; c->s[0] = 1; c->dims[0][2] = 1)
+M(m_3d_5_ceil, for (int t = 1; t < 3; t++) c->dims[t][2] = c->dims[t][3] = c->dims[t][4] = 5; c->ceil_mode = true)
+M(m_3d_5_ceil_go3, m_3d_5_ceil(c, 0); c->dims[0][2] = c->dims[0][3] = c->dims[0][4] = 3)
 
-Test(aclnn3d, step1_null_pointers)
-{
-    const unsigned each[] = { N_WS, N_EX, N_GO, N_SELF, N_K, N_S, N_P, N_GI };
-    for (size_t i = 0; i < sizeof each / sizeof each[0]; i++) {
-        cfg c = base3();
-        c.nulls = each[i];
-        EXPECT3(c, NULLPTR);
-    }
-    /* NULL executor / workspaceSize come first: everything else NULL or invalid too */
-    cfg c = base3();
-    c.nulls = N_EX | N_GO | N_SELF | N_K | N_S | N_P | N_GI;
-    EXPECT3(c, NULLPTR);
-    c = base3();
-    c.nulls = N_WS | N_GO;
-    EXPECT3(c, NULLPTR);
-    /* NULL stride with an invalid dtype: the NULL check wins */
-    c = base3();
-    c.nulls = N_S;
-    c.dt[0] = ACL_INT32;
-    EXPECT3(c, NULLPTR);
-    /* stride is required, but an empty array is fine (= kernel) */
-    c = base3();
-    c.ns = 0;
-    cr_assert_eq(run(3, &c), OK);
-    for (int i = 0; i < 64; i++)
-        cr_assert_eq(gi_buf[i], 0.125f, "empty stride must equal stride = kernel");
-}
+#define BAD_DT3 V(ACL_DT_UNDEFINED, ACL_INT8, ACL_INT32, ACL_DOUBLE, ACL_BOOL, ACL_INT64, 28)
+#define PRIVATE_FMT V(3, 4, 12, 29, 32, 33, 50, 51, 52, 53, 54)
 
-Test(aclnn3d, step2_dtypes)
-{
-    const int bad[] = { ACL_DT_UNDEFINED, ACL_INT8, ACL_INT32, ACL_DOUBLE, ACL_BOOL, ACL_INT64, 28 };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        for (int t = 0; t < 3; t++) {
-            cfg c = base3();
-            c.dt[t] = bad[i];
-            EXPECT3(c, INVALID);
-        }
-    const int good[] = { ACL_FLOAT, ACL_FLOAT16, ACL_BF16 };
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++)
-            for (int sdt = 0; sdt < 3; sdt++) {
-                cfg c = base3();
-                c.dt[0] = good[a];
-                c.dt[2] = good[b];
-                c.dt[1] = good[sdt];
-                EXPECT3(c, a == b ? OK : INVALID);
-            }
-}
+static const row rows3d[] = {
+    { "baseline", 3, m_none, OK, NULL, all_eighth },
+    /* step 1: NULL workspaceSize or executor first, then the inputs; stride is required */
+    { "NULL workspaceSize", 3, m_nulls, NULLPTR, "workspaceSize is NULL", V(N_WS) },
+    { "NULL executor", 3, m_nulls, NULLPTR, "executor is NULL", V(N_EX) },
+    { "NULL gradOutput", 3, m_nulls, NULLPTR, "gradOutput is NULL", V(N_GO) },
+    { "NULL self", 3, m_nulls, NULLPTR, "self is NULL", V(N_SELF) },
+    { "NULL kernelSize", 3, m_nulls, NULLPTR, "kernelSize is NULL", V(N_K) },
+    { "NULL stride", 3, m_nulls, NULLPTR, "stride is NULL", V(N_S) },
+    { "NULL padding", 3, m_nulls, NULLPTR, "padding is NULL", V(N_P) },
+    { "NULL output", 3, m_nulls, NULLPTR, "output is NULL", V(N_GI) },
+    { "NULL executor before all the inputs", 3, m_nulls, NULLPTR, "executor is NULL",
+      V(N_EX | N_GO | N_SELF | N_K | N_S | N_P | N_GI) },
+    { "NULL workspaceSize before gradOutput", 3, m_nulls, NULLPTR, "workspaceSize is NULL", V(N_WS | N_GO) },
+    { "NULL stride beats a bad dtype", 3, m_null_stride_bad_dtype, NULLPTR, "stride is NULL" },
+    { "empty stride = kernel", 3, m_ns, OK, NULL, all_eighth, V(0) },
+    /* step 2: dtypes; poolgrad also requires gradOutput.dtype == output.dtype */
+    { "gradOutput dtype", 3, m_dt_go, INVALID, "gradOutput dtype {} is not ACL_FLOAT, ACL_FLOAT16 or ACL_BF16", BAD_DT3 },
+    { "self dtype", 3, m_dt_self, INVALID, "self dtype {} is not ACL_FLOAT, ACL_FLOAT16 or ACL_BF16", BAD_DT3 },
+    { "output dtype", 3, m_dt_gi, INVALID, "output dtype {} is not ACL_FLOAT, ACL_FLOAT16 or ACL_BF16", BAD_DT3 },
+    { "f32 / f32", 3, m_dt3, OK, NULL, NULL, SELF_ANY(ACL_FLOAT, ACL_FLOAT) },
+    { "f16 / f16", 3, m_dt3, OK, NULL, NULL, SELF_ANY(ACL_FLOAT16, ACL_FLOAT16) },
+    { "bf16 / bf16", 3, m_dt3, OK, NULL, NULL, SELF_ANY(ACL_BF16, ACL_BF16) },
+    { "f32 / f16", 3, m_dt3, INVALID, "gradOutput dtype 0 differs from output dtype 1", SELF_ANY(ACL_FLOAT, ACL_FLOAT16) },
+    { "f32 / bf16", 3, m_dt3, INVALID, "gradOutput dtype 0 differs from output dtype 27", SELF_ANY(ACL_FLOAT, ACL_BF16) },
+    { "f16 / f32", 3, m_dt3, INVALID, "gradOutput dtype 1 differs from output dtype 0", SELF_ANY(ACL_FLOAT16, ACL_FLOAT) },
+    { "f16 / bf16", 3, m_dt3, INVALID, "gradOutput dtype 1 differs from output dtype 27", SELF_ANY(ACL_FLOAT16, ACL_BF16) },
+    { "bf16 / f32", 3, m_dt3, INVALID, "gradOutput dtype 27 differs from output dtype 0", SELF_ANY(ACL_BF16, ACL_FLOAT) },
+    { "bf16 / f16", 3, m_dt3, INVALID, "gradOutput dtype 27 differs from output dtype 1", SELF_ANY(ACL_BF16, ACL_FLOAT16) },
+    /* step 3: ranks 4 or 5 alike, self.shape == output.shape, array lengths, no negative dim */
+    { "rank", 3, m_rank_all, INVALID, "gradOutput has {} dims, not 4 (C, D, H, W) or 5 (N, C, D, H, W)", V(2, 3, 6) },
+    { "unbatched (rank 4)", 3, m_unbatch, OK, NULL, NULL, V(7) },
+    { "self rank differs", 3, m_unbatch, INVALID, "self has 4 dims, gradOutput 5", V(2) },
+    { "output rank differs", 3, m_unbatch, INVALID, "output has 4 dims, gradOutput 5", V(4) },
+    { "self shape", 3, m_self_w5_3d, INVALID, "self shape [1, 1, 4, 4, 5] differs from output shape [1, 1, 4, 4, 4]" },
+    { "kernelSize of 2", 3, m_nk, INVALID, "kernelSize has 2 values, not 1 or 3", V(2) },
+    { "kernelSize empty", 3, m_nk, INVALID, "kernelSize has 0 values, not 1 or 3", V(0) },
+    { "kernelSize of 1", 3, m_nk, OK, NULL, NULL, V(1) },
+    { "padding of 2", 3, m_np, INVALID, "padding has 2 values, not 1 or 3", V(2) },
+    { "padding empty", 3, m_np, INVALID, "padding has 0 values, not 1 or 3", V(0) },
+    { "padding of 1", 3, m_np, OK, NULL, NULL, V(1) },
+    { "stride of 2", 3, m_ns, INVALID, "stride has 2 values, not 0, 1 or 3", V(2) },
+    { "stride of 4", 3, m_ns4, INVALID, "stride has 4 values, not 0, 1 or 3" },
+    { "stride of 1", 3, m_ns, OK, NULL, NULL, V(1) },
+    { "negative gradOutput dim", 3, m_neg_dim3, INVALID, "gradOutput has a negative dim", V(0) },
+    { "negative self and output dim", 3, m_neg_dim3, INVALID, "output has a negative dim", V(1, 2) },
+    /* step 4: gradOutput.format == output.format, not private; anything else passes */
+    { "common formats", 3, m_fmt_go_gi, OK, NULL, NULL,
+      V(ACL_FORMAT_ND, ACL_FORMAT_NCDHW, ACL_FORMAT_NDHWC, ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_NCL, ACL_FORMAT_NC,
+        ACL_FORMAT_HWCN) },
+    { "output format differs", 3, m_fmt_gi, INVALID, "gradOutput format 30 differs from output format 2", V(ACL_FORMAT_ND) },
+    { "gradOutput format differs", 3, m_fmt_go, INVALID, "gradOutput format 27 differs from output format 30",
+      V(ACL_FORMAT_NDHWC) },
+    { "private formats", 3, m_fmt_go_gi, INVALID, "format {} is a device-only (private) format", PRIVATE_FMT },
+    { "self's format is not checked", 3, m_fmt_self, OK, NULL, NULL, V(ACL_FORMAT_NDC1HWC0) },
+    /* step 5: an empty gradOutput succeeds before the value and shape checks, zero-filling the output */
+    { "empty gradOutput, invalid values", 3, m_empty_bad_values, OK, NULL, zero64, V(0, 1, 2) },
+    { "empty gradOutput of the wrong shape", 3, m_go_dims, OK, NULL, NULL, V(D5(3, 0, 2, 2, 2)) },
+    { "empty gradOutput after step 3", 3, m_empty_d_nk2, INVALID, "kernelSize has 2 values, not 1 or 3" },
+    { "empty gradOutput after step 4", 3, m_empty_d_fmt, INVALID, "gradOutput format 30 differs from output format 2" },
+    { "empty gradOutput after step 2", 3, m_empty_d_dt, INVALID, "gradOutput dtype 0 differs from output dtype 1" },
+    { "empty gradOutput after step 1", 3, m_empty_d_null_k, NULLPTR, "kernelSize is NULL" },
+    { "empty gradOutput, half zero fill", 3, m_empty_d_half, OK, NULL, zero64_half, V(ACL_FLOAT16, ACL_BF16) },
+    /* step 6: k > 0, s > 0, 0 <= p <= k / 2 per axis (v = the axis) */
+    { "kernel 0", 3, m_k_axis, INVALID, "kernel[{}] = 0 is not positive", V(0, 1, 2) },
+    { "kernel < 0", 3, m_k_axis_neg, INVALID, "kernel[{}] = -2 is not positive", V(0, 1, 2) },
+    { "stride 0", 3, m_s_axis, INVALID, "stride[{}] = 0 is not positive", V(0, 1, 2) },
+    { "stride < 0", 3, m_s_axis_neg, INVALID, "stride[{}] = -2 is not positive", V(0, 1, 2) },
+    { "padding < 0", 3, m_p_axis_neg, INVALID, "padding[{}] = -1 is negative", V(0, 1, 2) },
+    { "2 * pad > kernel", 3, m_p_axis_big, INVALID, "padding[{}] = 2 exceeds kernel[{}] / 2 = 1", V(0, 1, 2) },
+    { "2 * pad == kernel", 3, m_p_axis_half, OK, NULL, NULL, V(0, 1, 2) },
+    { "padding {1} expands", 3, m_p_one, OK, NULL, NULL, V(1) },
+    { "padding {2} expands, > kernel / 2", 3, m_p_one, INVALID, "padding[0] = 2 exceeds kernel[0] / 2 = 1", V(2) },
+    /* step 7: inferred sizes >= 0 and equal to gradOutput's */
+    { "gradOutput D", 3, m_go_dims, INVALID, "gradOutput shape [1, 1, 3, 2, 2] differs from the expected [1, 1, 2, 2, 2]", V(D5(1, 1, 3, 2, 2)) },
+    { "gradOutput W", 3, m_go_dims, INVALID, "gradOutput shape [1, 1, 2, 2, 1] differs from the expected [1, 1, 2, 2, 2]", V(D5(1, 1, 2, 2, 1)) },
+    { "gradOutput N", 3, m_go_dims, INVALID, "gradOutput shape [2, 1, 2, 2, 2] differs from the expected [1, 1, 2, 2, 2]", V(D5(2, 1, 2, 2, 2)) },
+    { "gradOutput C", 3, m_go_dims, INVALID, "gradOutput shape [1, 2, 2, 2, 2] differs from the expected [1, 1, 2, 2, 2]", V(D5(1, 2, 2, 2, 2)) },
+    { "gradOutput = input size", 3, m_go_dims, INVALID, "gradOutput shape [1, 1, 4, 4, 4] differs from the expected [1, 1, 2, 2, 2]", V(D5(1, 1, 4, 4, 4)) },
+    { "negative inferred size", 3, m_neg_inferred, INVALID,
+      "gradOutput shape [1, 1, 1, 2, 2] differs from the expected [1, 1, -1, 2, 2]" },
+    { "ceil mode: 5 -> 3, not 2", 3, m_3d_5_ceil, INVALID, "gradOutput shape [1, 1, 2, 2, 2] differs from the expected [1, 1, 3, 3, 3]" },
+    { "ceil mode: 5 -> 3", 3, m_3d_5_ceil_go3, OK },
+};
 
-Test(aclnn3d, step3_ranks_shapes_arrays)
-{
-    cfg c;
-    const int bad_ranks[] = { 2, 3, 6 };
-    for (size_t i = 0; i < 3; i++) {
-        c = base3();
-        for (int t = 0; t < 3; t++) {
-            c.rank[t] = bad_ranks[i];
-            for (int d = 0; d < 6; d++)
-                c.dims[t][d] = 2;
-        }
-        EXPECT3(c, INVALID);
-    }
-    /* rank 4 (unbatched C, D, H, W) is fine */
-    c = base3();
-    for (int t = 0; t < 3; t++) {
-        c.rank[t] = 4;
-        memmove(c.dims[t], c.dims[t] + 1, 4 * sizeof(int64_t));
-    }
-    EXPECT3(c, OK);
-    /* self / output ranks differ from gradOutput's */
-    for (int t = 1; t < 3; t++) {
-        c = base3();
-        c.rank[t] = 4;
-        memmove(c.dims[t], c.dims[t] + 1, 4 * sizeof(int64_t));
-        EXPECT3(c, INVALID);
-    }
-    /* self.shape != output.shape */
-    c = base3();
-    c.dims[1][4] = 5;
-    EXPECT3(c, INVALID);
-    /* kernelSize length 1 or 3 */
-    c = base3();
-    c.nk = 2;
-    EXPECT3(c, INVALID);
-    c = base3();
-    c.nk = 0;
-    EXPECT3(c, INVALID);
-    c = base3();
-    c.nk = 1;
-    EXPECT3(c, OK);
-    /* padding length 1 or 3 */
-    c = base3();
-    c.np = 2;
-    EXPECT3(c, INVALID);
-    c = base3();
-    c.np = 0;
-    EXPECT3(c, INVALID);
-    c = base3();
-    c.np = 1;
-    EXPECT3(c, OK);
-    /* stride length 0, 1 or 3 */
-    c = base3();
-    c.ns = 2;
-    EXPECT3(c, INVALID);
-    c = base3();
-    c.ns = 4;
-    c.s[3] = 2;
-    EXPECT3(c, INVALID);
-    c = base3();
-    c.ns = 1;
-    EXPECT3(c, OK);
-    /* negative dims */
-    for (int t = 0; t < 3; t++) {
-        c = base3();
-        c.dims[t][1] = -1;
-        if (t >= 1) {
-            c.dims[1][1] = -1;
-            c.dims[2][1] = -1;
-        }
-        EXPECT3(c, INVALID);
-    }
-}
-
-Test(aclnn3d, step4_formats)
-{
-    /* any common non-private format passes, including ND and 2D formats */
-    const int ok[] = { ACL_FORMAT_ND, ACL_FORMAT_NCDHW, ACL_FORMAT_NDHWC, ACL_FORMAT_NCHW, ACL_FORMAT_NHWC,
-                       ACL_FORMAT_NCL, ACL_FORMAT_NC, ACL_FORMAT_HWCN };
-    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-        cfg c = base3();
-        c.fmt[0] = c.fmt[2] = ok[i];
-        EXPECT3(c, OK);
-    }
-    /* gradOutput.format != output.format */
-    cfg c = base3();
-    c.fmt[2] = ACL_FORMAT_ND;
-    EXPECT3(c, INVALID);
-    c = base3();
-    c.fmt[0] = ACL_FORMAT_NDHWC;
-    EXPECT3(c, INVALID);
-    /* private formats, even when equal */
-    const int priv[] = { 3, 4, 12, 29, 32, 33, 50, 51, 52, 53, 54 };
-    for (size_t i = 0; i < sizeof priv / sizeof priv[0]; i++) {
-        c = base3();
-        c.fmt[0] = c.fmt[2] = priv[i];
-        EXPECT3(c, INVALID);
-    }
-    /* self's format is not part of the rule */
-    c = base3();
-    c.fmt[1] = ACL_FORMAT_NDC1HWC0;
-    EXPECT3(c, OK);
-}
-
-/* Step 5: an empty gradOutput succeeds before the value checks and zero-fills the output. */
-Test(aclnn3d, step5_empty_grad_output)
-{
-    const int64_t bad_k[][3] = { { 0, 0, 0 }, { -1, 2, 2 }, { 2, 0, 2 } };
-    for (int i = 0; i < 3; i++) {
-        cfg c = base3();
-        c.dims[0][2] = 0;
-        memcpy(c.k, bad_k[i], sizeof bad_k[i]);
-        c.s[1] = 0;
-        c.p[2] = 9; /* > k/2 */
-        c.p[0] = -3;
-        cr_assert_eq(run(3, &c), OK, "empty gradOutput with invalid values %d", i);
-        for (int j = 0; j < 64; j++)
-            cr_assert_eq(pgt_f32_bits(gi_buf[j]), 0u, "output[%d] = %a, expected +0.0", j, (double)gi_buf[j]);
-        cr_assert_eq(gi_buf[64], -7.0f, "write past the output");
-    }
-    /* also with a gradOutput shape that does not match the output's (the shape check is step 7) */
-    cfg c = base3();
-    c.dims[0][0] = 3;
-    c.dims[0][1] = 0;
-    EXPECT3(c, OK);
-    /* steps 1-4 still apply before */
-    c = base3();
-    c.dims[0][2] = 0;
-    c.nk = 2;
-    EXPECT3(c, INVALID);
-    c = base3();
-    c.dims[0][2] = 0;
-    c.fmt[2] = ACL_FORMAT_ND;
-    EXPECT3(c, INVALID);
-    c = base3();
-    c.dims[0][2] = 0;
-    c.dt[2] = ACL_FLOAT16;
-    EXPECT3(c, INVALID);
-    c = base3();
-    c.dims[0][2] = 0;
-    c.nulls = N_K;
-    EXPECT3(c, NULLPTR);
-    /* in f16 and bf16 the zero fill is +0.0 bits too */
-    const int halves[] = { ACL_FLOAT16, ACL_BF16 };
-    for (int h = 0; h < 2; h++) {
-        c = base3();
-        c.dims[0][2] = 0;
-        c.dt[0] = c.dt[1] = c.dt[2] = halves[h];
-        c.k[0] = 0;
-        cr_assert_eq(run(3, &c), OK);
-        const uint16_t *u = (const uint16_t *)gi_buf;
-        for (int j = 0; j < 64; j++)
-            cr_assert_eq(u[j], 0u, "half output[%d] = 0x%04x", j, u[j]);
-        cr_assert_eq(gi_buf[32], -7.0f, "write past the half output");
-    }
-}
-
-Test(aclnn3d, step6_values)
-{
-    cfg c;
-    for (int a = 0; a < 3; a++) {
-        c = base3();
-        c.k[a] = 0;
-        EXPECT3(c, INVALID);
-        c = base3();
-        c.k[a] = -2;
-        EXPECT3(c, INVALID);
-        c = base3();
-        c.s[a] = 0;
-        EXPECT3(c, INVALID);
-        c = base3();
-        c.s[a] = -2;
-        EXPECT3(c, INVALID);
-        c = base3();
-        c.p[a] = -1;
-        EXPECT3(c, INVALID);
-        /* 2*pad > kernel: k 3 p 2 */
-        c = base3();
-        c.k[a] = 3;
-        c.s[a] = 1;
-        c.p[a] = 2;
-        c.dims[0][2 + a] = 4 + 4 - 3 + 1;
-        EXPECT3(c, INVALID);
-        /* 2*pad == kernel passes: k 2 p 1 s 2: O = (4+2-2)/2+1 = 3 */
-        c = base3();
-        c.p[a] = 1;
-        c.dims[0][2 + a] = 3;
-        EXPECT3(c, OK);
-    }
-    /* length-1 arrays expand: p {1} with k {2} */
-    c = base3();
-    c.np = 1;
-    c.p[0] = 1;
-    c.dims[0][2] = c.dims[0][3] = c.dims[0][4] = 3;
-    EXPECT3(c, OK);
-    c.p[0] = 2;
-    EXPECT3(c, INVALID);
-}
-
-Test(aclnn3d, step7_shapes)
-{
-    const int64_t bad[][5] = { { 1, 1, 3, 2, 2 }, { 1, 1, 2, 2, 1 }, { 2, 1, 2, 2, 2 }, { 1, 2, 2, 2, 2 },
-                               { 1, 1, 4, 4, 4 } };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        cfg c = base3();
-        memcpy(c.dims[0], bad[i], sizeof bad[i]);
-        EXPECT3(c, INVALID);
-    }
-    /* a negative inferred size: output D = 0, k 2 s 1: O = (0-2)/1+1 = -1; gradOutput non-empty */
-    cfg c = base3();
-    c.dims[1][2] = c.dims[2][2] = 0;
-    c.s[0] = 1;
-    c.dims[0][2] = 1;
-    EXPECT3(c, INVALID);
-    /* ceil mode: 5 -> 3 */
-    c = base3();
-    for (int t = 1; t < 3; t++)
-        c.dims[t][2] = c.dims[t][3] = c.dims[t][4] = 5;
-    c.ceil_mode = true;
-    EXPECT3(c, INVALID);
-    c.dims[0][2] = c.dims[0][3] = c.dims[0][4] = 3;
-    EXPECT3(c, OK);
-}
+Test(aclnn3d, validation_table) { walk(ROWS(rows3d)); }
 
 /* ================================================================== execute phase */
 
-static aclOpExecutor *plan_ok(int sd, aclTensor **keep)
+/* A planned f32 executor for the base problem of op (2 or 3); keep[] holds the tensors to destroy. */
+static aclOpExecutor *plan_ok(int op, aclTensor **keep)
 {
-    static int64_t go2[4] = { 1, 1, 2, 2 }, gi2[4] = { 1, 1, 4, 4 }, go3[5] = { 1, 1, 2, 2, 2 }, gi3[5] = { 1, 1, 4, 4, 4 };
-    int64_t k[3] = { 2, 2, 2 }, p[3] = { 0, 0, 0 };
-    keep[0] = sd == 2 ? pgt_acl_dense(go2, 4, ACL_FLOAT, ACL_FORMAT_NCHW, go_buf)
-                      : pgt_acl_dense(go3, 5, ACL_FLOAT, ACL_FORMAT_NCDHW, go_buf);
-    keep[1] = sd == 2 ? pgt_acl_dense(gi2, 4, ACL_FLOAT, ACL_FORMAT_NCHW, gi_buf)
-                      : pgt_acl_dense(gi3, 5, ACL_FLOAT, ACL_FORMAT_NCDHW, gi_buf);
-    aclIntArray *ka = aclCreateIntArray(k, (uint64_t)sd), *sa = aclCreateIntArray(k, (uint64_t)sd),
-                *pa = aclCreateIntArray(p, (uint64_t)sd);
+    const cfg c = base(op);
+    keep[0] = pgt_acl_dense(c.dims[0], c.rank[0], ACL_FLOAT, (aclFormat)c.fmt[0], go_buf);
+    keep[1] = pgt_acl_dense(c.dims[2], c.rank[2], ACL_FLOAT, (aclFormat)c.fmt[2], gi_buf);
+    aclIntArray *ka = aclCreateIntArray(c.k, (uint64_t)op), *sa = aclCreateIntArray(c.s, (uint64_t)op),
+                *pa = aclCreateIntArray(c.p, (uint64_t)op);
     uint64_t ws;
     aclOpExecutor *ex = NULL;
-    aclnnStatus st = sd == 2 ? aclnnAvgPool2dBackwardGetWorkspaceSize(keep[0], keep[1], ka, sa, pa, false, true, 0, 0,
+    aclnnStatus st = op == 2 ? aclnnAvgPool2dBackwardGetWorkspaceSize(keep[0], keep[1], ka, sa, pa, false, true, 0, 0,
                                                                       keep[1], &ws, &ex)
                              : aclnnAvgPool3dBackwardGetWorkspaceSize(keep[0], keep[1], ka, sa, pa, false, true, 0,
                                                                       keep[1], &ws, &ex);
@@ -769,26 +548,47 @@ static aclOpExecutor *plan_ok(int sd, aclTensor **keep)
     return ex;
 }
 
-Test(execute, null_executor_and_workspace)
+typedef struct exec_row {
+    const char *what;
+    int op;
+    bool planned;        /* false: a NULL executor */
+    bool workspace;      /* false: a NULL workspace */
+    uint64_t size;
+    aclnnStatus want;
+    const char *msg;
+} exec_row;
+
+static const exec_row exec_rows[] = {
+    { "NULL executor", 2, false, true, 64, NULLPTR, "executor is NULL" },
+    { "NULL executor", 3, false, true, 64, NULLPTR, "executor is NULL" },
+    { "NULL executor and workspace", 2, false, false, 0, NULLPTR, "executor is NULL" },
+    { "workspaceSize > 0 with a NULL workspace", 2, true, false, 64, NULLPTR, "workspace is NULL with workspaceSize = 64" },
+    { "workspaceSize > 0 with a NULL workspace", 3, true, false, 64, NULLPTR, "workspace is NULL with workspaceSize = 64" },
+};
+
+Test(execute, table)
 {
-    char ws[64];
-    cr_assert_eq(aclnnAvgPool2dBackward(ws, sizeof ws, NULL, NULL), NULLPTR);
-    cr_assert_eq(aclnnAvgPool3dBackward(ws, sizeof ws, NULL, NULL), NULLPTR);
-    cr_assert_eq(aclnnAvgPool2dBackward(NULL, 0, NULL, NULL), NULLPTR);
-    for (int sd = 2; sd <= 3; sd++) {
-        aclTensor *keep[2];
-        aclOpExecutor *ex = plan_ok(sd, keep);
-        /* workspaceSize > 0 with a NULL workspace */
-        aclnnStatus st = sd == 2 ? aclnnAvgPool2dBackward(NULL, 64, ex, NULL) : aclnnAvgPool3dBackward(NULL, 64, ex, NULL);
-        cr_assert_eq(st, NULLPTR, "%dD: workspaceSize 64 with NULL workspace: %d", sd, st);
-        /* the failed call did not run it: it still runs, with a (larger than needed) workspace */
-        for (int i = 0; i < 64; i++)
-            gi_buf[i] = -7.0f;
-        for (int i = 0; i < 8; i++)
-            go_buf[i] = 1.0f;
-        st = sd == 2 ? aclnnAvgPool2dBackward(ws, sizeof ws, ex, NULL) : aclnnAvgPool3dBackward(ws, sizeof ws, ex, NULL);
-        cr_assert_eq(st, OK);
-        cr_assert_eq(gi_buf[0], sd == 2 ? 0.25f : 0.125f);
+    static char ws[64];
+    for (size_t i = 0; i < sizeof exec_rows / sizeof exec_rows[0]; i++) {
+        const exec_row *r = &exec_rows[i];
+        aclTensor *keep[2] = { NULL, NULL };
+        aclOpExecutor *ex = r->planned ? plan_ok(r->op, keep) : NULL;
+        void *w = r->workspace ? ws : NULL;
+        reset_message();
+        aclnnStatus st = r->op == 2 ? aclnnAvgPool2dBackward(w, r->size, ex, NULL) : aclnnAvgPool3dBackward(w, r->size, ex, NULL);
+        cr_expect_eq(st, r->want, "%dD %s: status %d, expected %d", r->op, r->what, (int)st, (int)r->want);
+        cr_expect_str_eq(aclGetRecentErrMsg(), r->msg, "%dD %s: message \"%s\", expected \"%s\"", r->op, r->what,
+                         aclGetRecentErrMsg(), r->msg);
+        if (ex) {
+            /* the failed call did not consume it: it still runs, with a (larger than needed) workspace */
+            for (int j = 0; j < 64; j++)
+                gi_buf[j] = -7.0f;
+            for (int j = 0; j < 8; j++)
+                go_buf[j] = 1.0f;
+            st = r->op == 2 ? aclnnAvgPool2dBackward(ws, sizeof ws, ex, NULL) : aclnnAvgPool3dBackward(ws, sizeof ws, ex, NULL);
+            cr_expect_eq(st, OK, "%dD %s: the executor after the failed call", r->op, r->what);
+            cr_expect_eq(gi_buf[0], r->op == 2 ? 0.25f : 0.125f, "%dD %s", r->op, r->what);
+        }
         aclDestroyTensor(keep[0]);
         aclDestroyTensor(keep[1]);
     }
@@ -825,15 +625,19 @@ Test(runtime, calls)
 
 /* ================================================================== native API */
 
+enum { NN_PARAMS = 1, NN_GO = 2, NN_GI = 4, NN_PLAN = 8 };
+
 typedef struct native_setup {
     poolgrad_params pa;
     poolgrad_tensor go, gi;
+    unsigned nulls; /* NN_* bits: pass NULL for these */
 } native_setup;
 
 /* 2D f32: gradOutput 1x1x2x2 over go_buf, gradInput 1x1x4x4 over gi_buf, kernel 2 stride 2. */
 static native_setup nbase(void)
 {
     native_setup s;
+    memset(&s, 0, sizeof s);
     s.pa = pgt_params(2, 2, 2, 0, false, true, 0);
     const int64_t o[4] = { 1, 1, 2, 2 }, i[4] = { 1, 1, 4, 4 };
     cr_assert_eq(poolgrad_tensor_init_contiguous(&s.go, POOLGRAD_F32, 4, o, go_buf), POOLGRAD_OK);
@@ -841,110 +645,111 @@ static native_setup nbase(void)
     return s;
 }
 
-static poolgrad_status nplan(const native_setup *s)
-{
-    poolgrad_plan *plan = (poolgrad_plan *)&plan; /* garbage: must be reset to NULL on failure */
-    poolgrad_status st = poolgrad_plan_create(&s->pa, &s->go, &s->gi, &plan);
-    if (st != POOLGRAD_OK)
-        cr_assert_null(plan, "plan not set to NULL on failure (status %d)", st);
-    else
-        poolgrad_plan_destroy(plan);
-    return st;
-}
+typedef struct nrow {
+    const char *what;
+    void (*mutate)(native_setup *s, int64_t v);
+    poolgrad_status want;
+    const char *msg; /* exact poolgrad_last_error_message(), "{}" = v; NULL: success */
+    const int64_t *vals;
+    size_t nvals;
+} nrow;
 
-#define NEXPECT(s, want) cr_expect_eq(nplan(&(s)), (want), "line %d: expected %s", __LINE__, #want)
+#define NM(name, ...) \
+    static void name(native_setup *s, int64_t v) { (void)s; (void)v; __VA_ARGS__; }
 
-Test(native, statuses)
+NM(n_none)
+NM(n_nulls, s->nulls = (unsigned)v)
+NM(n_gi_storage_null, s->gi.storage = NULL)
+NM(n_gi_f16, s->gi.dtype = POOLGRAD_F16; s->gi.storage_numel = 16)
+NM(n_go_dtype3, s->go.dtype = (poolgrad_dtype)3)
+NM(n_3d_rank3, s->pa.spatial_dims = 3; s->go.rank = s->gi.rank = 3)
+NM(n_go_rank3, s->go.rank = 3)
+NM(n_ranks, s->go.rank = s->gi.rank = (int32_t)v)
+/* kernel, stride, padding of axis 1 from row v of the table */
+NM(n_params1, static const int64_t ksp[][3] = { { 0, 2, 0 }, { -1, 2, 0 }, { 2, 0, 0 }, { 2, -1, 0 }, { 2, 2, -1 },
+                                               { 3, 2, 2 }, { 1, 1, 1 } };
+   s->pa.kernel[1] = ksp[v][0]; s->pa.stride[1] = ksp[v][1]; s->pa.padding[1] = ksp[v][2])
+NM(n_spatial, s->pa.spatial_dims = (int32_t)v)
+NM(n_go_w3, s->go.shape[3] = 3; s->go.storage_numel = 6)
+NM(n_gi_h_neg, s->gi.shape[2] = -4)
+NM(n_huge_h, s->pa.kernel[0] = s->pa.stride[0] = 1; s->gi.shape[2] = s->go.shape[2] = (int64_t)1 << 62)
+NM(n_gi_numel15, s->gi.storage_numel = 15)
+NM(n_gi_offset1, s->gi.offset = 1)
+NM(n_go_offset_neg, s->go.offset = -1)
+NM(n_go_stride_neg, s->go.strides[3] = -1)
+NM(n_gi_stride0, s->gi.strides[3] = 0)
+NM(n_gi_rows_overlap, s->gi.strides[2] = 2)
+NM(n_go_in_gi, s->go.storage = gi_buf + 12)
+NM(n_go_broadcast, s->go.strides[2] = s->go.strides[3] = 0)
+
+static const nrow native_rows[] = {
+    { "baseline", n_none, POOLGRAD_OK },
+    { "NULL params", n_nulls, POOLGRAD_ERR_NULL_POINTER, "params is NULL", V(NN_PARAMS) },
+    { "NULL gradOutput", n_nulls, POOLGRAD_ERR_NULL_POINTER, "grad_output is NULL", V(NN_GO) },
+    { "NULL gradInput", n_nulls, POOLGRAD_ERR_NULL_POINTER, "grad_input is NULL", V(NN_GI) },
+    { "NULL plan", n_nulls, POOLGRAD_ERR_NULL_POINTER, "plan is NULL", V(NN_PLAN) },
+    { "NULL storage of a non-empty view", n_gi_storage_null, POOLGRAD_ERR_NULL_POINTER,
+      "gradInput storage is NULL for a view of 16 elements" },
+    { "mixed dtypes", n_gi_f16, POOLGRAD_ERR_DTYPE, "gradOutput dtype f32 differs from gradInput dtype f16" },
+    { "unknown dtype", n_go_dtype3, POOLGRAD_ERR_DTYPE,
+      "gradOutput dtype = 3 is not POOLGRAD_F32, POOLGRAD_F16 or POOLGRAD_BF16" },
+    { "3D needs rank 4 or 5", n_3d_rank3, POOLGRAD_ERR_RANK, "gradInput rank 3 is not 4 (unbatched) or 5 (batched) for 3D pooling" },
+    { "ranks differ", n_go_rank3, POOLGRAD_ERR_RANK, "gradOutput rank 3 differs from gradInput rank 4" },
+    { "rank 6", n_ranks, POOLGRAD_ERR_RANK, "gradOutput rank = 6 is outside 1..5", V(6) },
+    { "rank 2 for 2D", n_ranks, POOLGRAD_ERR_RANK, "gradInput rank 2 is not 3 (unbatched) or 4 (batched) for 2D pooling", V(2) },
+    { "kernel[1] 0", n_params1, POOLGRAD_ERR_PARAM, "kernel[1] = 0 is not positive", V(0) },
+    { "kernel[1] < 0", n_params1, POOLGRAD_ERR_PARAM, "kernel[1] = -1 is not positive", V(1) },
+    { "stride[1] 0", n_params1, POOLGRAD_ERR_PARAM, "stride[1] = 0 is not positive", V(2) },
+    { "stride[1] < 0", n_params1, POOLGRAD_ERR_PARAM, "stride[1] = -1 is not positive", V(3) },
+    { "padding[1] < 0", n_params1, POOLGRAD_ERR_PARAM, "padding[1] = -1 is negative", V(4) },
+    { "padding[1] > kernel 3 / 2", n_params1, POOLGRAD_ERR_PARAM, "padding[1] = 2 exceeds kernel[1] / 2 = 1", V(5) },
+    { "padding[1] > kernel 1 / 2", n_params1, POOLGRAD_ERR_PARAM, "padding[1] = 1 exceeds kernel[1] / 2 = 0", V(6) },
+    { "spatial_dims", n_spatial, POOLGRAD_ERR_PARAM, "spatial_dims = {} is not 2 or 3", V(1, 4) },
+    { "gradOutput shape", n_go_w3, POOLGRAD_ERR_SHAPE, "gradOutput shape [1, 1, 2, 3] differs from the expected [1, 1, 2, 2]" },
+    { "negative dim", n_gi_h_neg, POOLGRAD_ERR_SHAPE, "gradInput shape[2] = -4 is negative" },
+    { "2^62 x 4 elements", n_huge_h, POOLGRAD_ERR_OVERFLOW, "gradInput element count overflows int64" },
+    { "view outside its storage", n_gi_numel15, POOLGRAD_ERR_VIEW, "gradInput view reaches element 15 of a storage of 15" },
+    { "view shifted past its storage", n_gi_offset1, POOLGRAD_ERR_VIEW, "gradInput view reaches element 16 of a storage of 16" },
+    { "negative offset", n_go_offset_neg, POOLGRAD_ERR_VIEW, "gradOutput offset = -1 is negative" },
+    { "negative stride below the storage", n_go_stride_neg, POOLGRAD_ERR_VIEW,
+      "gradOutput view reaches element -1, before the start of its storage" },
+    { "gradInput zero stride", n_gi_stride0, POOLGRAD_ERR_ALIAS,
+      "gradInput view (shape [1, 1, 4, 4], strides [16, 16, 4, 0]) reaches some element twice" },
+    { "gradInput rows overlap", n_gi_rows_overlap, POOLGRAD_ERR_ALIAS,
+      "gradInput view (shape [1, 1, 4, 4], strides [16, 16, 2, 1]) reaches some element twice" },
+    { "gradOutput inside gradInput", n_go_in_gi, POOLGRAD_ERR_ALIAS, "gradInput's storage range overlaps gradOutput's" },
+    { "gradOutput broadcast (stride 0)", n_go_broadcast, POOLGRAD_OK },
+};
+
+Test(native, validation_table)
 {
-    native_setup s = nbase();
-    NEXPECT(s, POOLGRAD_OK);
-    poolgrad_plan *plan = NULL;
-    cr_assert_eq(poolgrad_plan_create(NULL, &s.go, &s.gi, &plan), POOLGRAD_ERR_NULL_POINTER);
-    cr_assert_eq(poolgrad_plan_create(&s.pa, NULL, &s.gi, &plan), POOLGRAD_ERR_NULL_POINTER);
-    cr_assert_eq(poolgrad_plan_create(&s.pa, &s.go, NULL, &plan), POOLGRAD_ERR_NULL_POINTER);
-    cr_assert_eq(poolgrad_plan_create(&s.pa, &s.go, &s.gi, NULL), POOLGRAD_ERR_NULL_POINTER);
-    /* NULL storage of a non-empty view */
-    s = nbase();
-    s.gi.storage = NULL;
-    NEXPECT(s, POOLGRAD_ERR_NULL_POINTER);
-    /* dtype */
-    s = nbase();
-    s.gi.dtype = POOLGRAD_F16;
-    s.gi.storage_numel = 16;
-    NEXPECT(s, POOLGRAD_ERR_DTYPE);
-    s = nbase();
-    s.go.dtype = (poolgrad_dtype)3;
-    NEXPECT(s, POOLGRAD_ERR_DTYPE);
-    /* rank */
-    s = nbase();
-    s.pa.spatial_dims = 3;
-    s.go.rank = s.gi.rank = 3; /* 3D needs rank 4 or 5 */
-    NEXPECT(s, POOLGRAD_ERR_RANK);
-    s = nbase();
-    s.go.rank = 3;
-    NEXPECT(s, POOLGRAD_ERR_RANK);
-    s = nbase();
-    s.go.rank = s.gi.rank = 6;
-    NEXPECT(s, POOLGRAD_ERR_RANK);
-    s = nbase();
-    s.go.rank = s.gi.rank = 2;
-    NEXPECT(s, POOLGRAD_ERR_RANK);
-    /* params */
-    const struct { int64_t k, s, p; } badp[] = { { 0, 2, 0 }, { -1, 2, 0 }, { 2, 0, 0 }, { 2, -1, 0 }, { 2, 2, -1 },
-                                                 { 3, 2, 2 }, { 1, 1, 1 } };
-    for (size_t i = 0; i < sizeof badp / sizeof badp[0]; i++) {
-        s = nbase();
-        s.pa.kernel[1] = badp[i].k;
-        s.pa.stride[1] = badp[i].s;
-        s.pa.padding[1] = badp[i].p;
-        NEXPECT(s, POOLGRAD_ERR_PARAM);
+    for (size_t i = 0; i < sizeof native_rows / sizeof native_rows[0]; i++) {
+        const nrow *r = &native_rows[i];
+        for (size_t j = 0; j < (r->nvals ? r->nvals : 1); j++) {
+            const int64_t v = r->nvals ? r->vals[j] : 0;
+            native_setup s = nbase();
+            r->mutate(&s, v);
+            poolgrad_plan *plan = (poolgrad_plan *)&plan; /* garbage: must be reset to NULL on failure */
+            reset_message();
+            const unsigned nl = s.nulls;
+            poolgrad_status st = poolgrad_plan_create(nl & NN_PARAMS ? NULL : &s.pa, nl & NN_GO ? NULL : &s.go,
+                                                      nl & NN_GI ? NULL : &s.gi, nl & NN_PLAN ? NULL : &plan);
+            cr_expect_eq(st, r->want, "native %s (v = %lld): status %s, expected %s", r->what, (long long)v,
+                         poolgrad_status_string(st), poolgrad_status_string(r->want));
+            if (st != POOLGRAD_OK && !(nl & NN_PLAN))
+                cr_expect_null(plan, "native %s: plan not set to NULL on failure", r->what);
+            if (st == POOLGRAD_OK)
+                poolgrad_plan_destroy(plan);
+            if (r->msg) {
+                char want[512];
+                expand_msg(want, sizeof want, r->msg, v);
+                cr_expect_str_eq(poolgrad_last_error_message(), want, "native %s (v = %lld): message \"%s\", expected \"%s\"",
+                                 r->what, (long long)v, poolgrad_last_error_message(), want);
+            } else {
+                cr_expect_eq(r->want, POOLGRAD_OK, "native %s: a failing row needs its message", r->what);
+            }
+        }
     }
-    s = nbase();
-    s.pa.spatial_dims = 1;
-    NEXPECT(s, POOLGRAD_ERR_PARAM);
-    s = nbase();
-    s.pa.spatial_dims = 4;
-    NEXPECT(s, POOLGRAD_ERR_PARAM);
-    /* shape */
-    s = nbase();
-    s.go.shape[3] = 3;
-    s.go.storage_numel = 6;
-    NEXPECT(s, POOLGRAD_ERR_SHAPE);
-    s = nbase();
-    s.gi.shape[2] = -4;
-    NEXPECT(s, POOLGRAD_ERR_SHAPE);
-    /* overflow: 2^62 x 4 elements */
-    s = nbase();
-    s.pa.kernel[0] = s.pa.stride[0] = 1;
-    s.gi.shape[2] = s.go.shape[2] = (int64_t)1 << 62;
-    NEXPECT(s, POOLGRAD_ERR_OVERFLOW);
-    /* view outside its storage, negative offset */
-    s = nbase();
-    s.gi.storage_numel = 15;
-    NEXPECT(s, POOLGRAD_ERR_VIEW);
-    s = nbase();
-    s.gi.offset = 1;
-    NEXPECT(s, POOLGRAD_ERR_VIEW);
-    s = nbase();
-    s.go.offset = -1;
-    NEXPECT(s, POOLGRAD_ERR_VIEW);
-    s = nbase();
-    s.go.strides[3] = -1; /* reaches element -1 */
-    NEXPECT(s, POOLGRAD_ERR_VIEW);
-    /* alias: gradInput reaching an element twice, or overlapping gradOutput */
-    s = nbase();
-    s.gi.strides[3] = 0;
-    NEXPECT(s, POOLGRAD_ERR_ALIAS);
-    s = nbase();
-    s.gi.strides[2] = 2; /* rows overlap */
-    NEXPECT(s, POOLGRAD_ERR_ALIAS);
-    s = nbase();
-    s.go.storage = gi_buf + 12;
-    NEXPECT(s, POOLGRAD_ERR_ALIAS);
-    /* gradOutput may broadcast (stride 0): fine */
-    s = nbase();
-    s.go.strides[2] = s.go.strides[3] = 0;
-    NEXPECT(s, POOLGRAD_OK);
 }
 
 Test(native, execute_statuses)
@@ -954,15 +759,22 @@ Test(native, execute_statuses)
     cr_assert_eq(poolgrad_plan_create(&s.pa, &s.go, &s.gi, &plan), POOLGRAD_OK);
     cr_assert_not_null(plan);
     cr_assert_eq(poolgrad_execute(NULL, NULL, 0, 1), POOLGRAD_ERR_NULL_POINTER);
+    cr_expect_str_eq(poolgrad_last_error_message(), "plan is NULL");
     for (int i = 0; i < 16; i++)
         gi_buf[i] = -7.0f;
     cr_assert_eq(poolgrad_execute(plan, NULL, 0, -1), POOLGRAD_ERR_THREADS);
+    cr_expect_str_eq(poolgrad_last_error_message(), "num_threads = -1 is negative (0 = the OpenMP default)");
     cr_assert_eq(gi_buf[0], -7.0f, "a failed execute wrote");
     size_t ws = poolgrad_plan_workspace_size(plan);
     if (ws > 0) {
+        char want[128];
         cr_assert_eq(poolgrad_execute(plan, NULL, ws, 1), POOLGRAD_ERR_WORKSPACE);
+        snprintf(want, sizeof want, "workspace is NULL but the plan needs %zu bytes", ws);
+        cr_expect_str_eq(poolgrad_last_error_message(), want);
         char tiny[1];
         cr_assert_eq(poolgrad_execute(plan, tiny, ws - 1, 1), POOLGRAD_ERR_WORKSPACE);
+        snprintf(want, sizeof want, "workspace_size = %zu is smaller than the planned %zu bytes", ws - 1, ws);
+        cr_expect_str_eq(poolgrad_last_error_message(), want);
         cr_assert_eq(gi_buf[0], -7.0f, "a failed execute wrote");
     }
     void *w = ws ? malloc(ws) : NULL;
@@ -978,6 +790,7 @@ Test(native, execute_statuses)
     poolgrad_plan_destroy(plan);
     poolgrad_plan_destroy(NULL);
     cr_assert_eq(poolgrad_avgpool_backward(&s.pa, &s.go, &s.gi, -1), POOLGRAD_ERR_THREADS);
+    cr_expect_str_eq(poolgrad_last_error_message(), "num_threads = -1 is negative (0 = the OpenMP default)");
     cr_assert_eq(poolgrad_avgpool_backward(&s.pa, &s.go, &s.gi, 2), POOLGRAD_OK);
 }
 
@@ -988,13 +801,27 @@ Test(native, output_shape)
     cr_assert_eq(poolgrad_output_shape(&pa, 4, in, out), POOLGRAD_OK);
     /* H: (4+2-3+1)/2+1 = 3, 2*2 < 5 keeps it; W: (5+2-3+1)/2+1 = 3, 2*2 < 6 keeps it */
     cr_assert(out[0] == 2 && out[1] == 3 && out[2] == 3 && out[3] == 3);
-    cr_assert_eq(poolgrad_output_shape(&pa, 5, in, out), POOLGRAD_ERR_RANK);
-    cr_assert_eq(poolgrad_output_shape(&pa, 2, in, out), POOLGRAD_ERR_RANK);
-    cr_assert_eq(poolgrad_output_shape(NULL, 4, in, out), POOLGRAD_ERR_NULL_POINTER);
-    in[2] = -1;
-    cr_assert_eq(poolgrad_output_shape(&pa, 4, in, out), POOLGRAD_ERR_SHAPE);
-    pa.padding[0] = 2;
-    cr_assert_eq(poolgrad_output_shape(&pa, 4, in, out), POOLGRAD_ERR_PARAM);
+    const struct {
+        int32_t rank;
+        bool null_params;
+        int64_t h, pad;
+        poolgrad_status want;
+        const char *msg;
+    } rows[] = {
+        { 5, false, 4, 1, POOLGRAD_ERR_RANK, "rank = 5 is not 3 (unbatched) or 4 (batched) for 2D pooling" },
+        { 2, false, 4, 1, POOLGRAD_ERR_RANK, "rank = 2 is not 3 (unbatched) or 4 (batched) for 2D pooling" },
+        { 4, true, 4, 1, POOLGRAD_ERR_NULL_POINTER, "params is NULL" },
+        { 4, false, -1, 1, POOLGRAD_ERR_SHAPE, "input shape[2] = -1 is negative" },
+        { 4, false, -1, 2, POOLGRAD_ERR_PARAM, "padding[0] = 2 exceeds kernel[0] / 2 = 1" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        in[2] = rows[i].h;
+        pa.padding[0] = rows[i].pad;
+        reset_message();
+        cr_expect_eq(poolgrad_output_shape(rows[i].null_params ? NULL : &pa, rows[i].rank, in, out), rows[i].want,
+                     "output_shape row %zu", i);
+        cr_expect_str_eq(poolgrad_last_error_message(), rows[i].msg, "output_shape row %zu", i);
+    }
 }
 
 Test(native, status_strings)
