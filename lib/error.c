@@ -1,6 +1,7 @@
 /* The per-thread message of the last failing call: which argument is wrong and why. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -29,4 +30,21 @@ const char *poolgrad_format_dims(char *buf, size_t size, const int64_t *dims, in
     if (n < size)
         snprintf(buf + n, size - n, "]");
     return buf;
+}
+
+void poolgrad_error_rename(const char *from, const char *to)
+{
+    char out[POOLGRAD_ERROR_MESSAGE_MAX];
+    size_t n = 0, fl = strlen(from), tl = strlen(to);
+    for (const char *p = last_error; *p && n + 1 < sizeof out;) {
+        if (strncmp(p, from, fl) == 0 && n + tl + 1 < sizeof out) {
+            memcpy(out + n, to, tl);
+            n += tl;
+            p += fl;
+        } else {
+            out[n++] = *p++;
+        }
+    }
+    out[n] = '\0';
+    memcpy(last_error, out, n + 1);
 }

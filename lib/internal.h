@@ -28,6 +28,8 @@ const char *poolgrad_dtype_name(poolgrad_dtype dtype);
 #define POOLGRAD_ERROR_MESSAGE_MAX 512
 /* Record the calling thread's message (printf-style) and return status. */
 poolgrad_status poolgrad_fail(poolgrad_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Rewrite the calling thread's message with `to` for every `from` (a front's names for the native ones). */
+void poolgrad_error_rename(const char *from, const char *to);
 /* "[a, b, c]" */
 const char *poolgrad_format_dims(char *buf, size_t size, const int64_t *dims, int rank);
 #define POOLGRAD_DIMS_BUF 160

@@ -81,10 +81,13 @@ poolgrad_status poolgrad_view_reach(const poolgrad_tensor *t, const char *name, 
     int64_t l = t->offset, h = t->offset;
     for (int d = 0; d < t->rank; d++) {
         int64_t span;
-        if (!poolgrad_mul_ok(t->shape[d] - 1, t->strides[d], &span) ||
-            !poolgrad_add_ok(span < 0 ? l : h, span, span < 0 ? &l : &h))
-            return poolgrad_fail(POOLGRAD_ERR_OVERFLOW, "%s view: the reach of dim %d (size %lld, stride %lld) overflows int64",
+        if (!poolgrad_mul_ok(t->shape[d] - 1, t->strides[d], &span))
+            return poolgrad_fail(POOLGRAD_ERR_OVERFLOW, "%s view: the span of dim %d (size %lld, stride %lld) overflows int64",
                                  name, d, (long long)t->shape[d], (long long)t->strides[d]);
+        if (!poolgrad_add_ok(span < 0 ? l : h, span, span < 0 ? &l : &h))
+            return poolgrad_fail(POOLGRAD_ERR_OVERFLOW,
+                                 "%s view: offset %lld plus the spans of dims 0..%d overflows int64", name,
+                                 (long long)t->offset, d);
     }
     int64_t bytes;
     if (!poolgrad_mul_ok(t->storage_numel, (int64_t)poolgrad_dtype_size(t->dtype), &bytes) ||

@@ -29,12 +29,13 @@ static bool is_private_format(int32_t f)
            f == ACL_FORMAT_FRACTAL_NZ || f == ACL_FORMAT_NDC1HWC0 || f == ACL_FRACTAL_Z_3D || (f >= 50 && f <= 54);
 }
 
-static bool has_negative_dim(const aclTensor *t)
+/* index of the first negative dim, or -1 */
+static int64_t negative_dim(const aclTensor *t)
 {
     for (int64_t i = 0; i < t->rank; i++)
         if (t->dims[i] < 0)
-            return true;
-    return false;
+            return i;
+    return -1;
 }
 
 static bool same_shape(const aclTensor *a, const aclTensor *b)
@@ -113,18 +114,22 @@ static aclnnStatus make_executor(poolgrad_plan *plan, uint64_t *workspaceSize, a
     return ACLNN_SUCCESS;
 }
 
+/* gi_name: what this operator calls gradInput ("gradInput" in 2D, "output" in 3D) */
 static aclnnStatus plan_native(const poolgrad_params *params, const aclTensor *gradOutput, const aclTensor *gradInput,
-                               uint64_t *workspaceSize, aclOpExecutor **executor)
+                               const char *gi_name, uint64_t *workspaceSize, aclOpExecutor **executor)
 {
     poolgrad_tensor go, gi;
     if (!to_native(gradOutput, &go))
         return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "gradOutput cannot be described: its storage dims' product or its strides overflow int64");
     if (!to_native(gradInput, &gi))
-        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "gradInput cannot be described: its storage dims' product or its strides overflow int64");
+        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "%s cannot be described: its storage dims' product or its strides overflow int64", gi_name);
     poolgrad_plan *plan;
     poolgrad_status st = poolgrad_plan_create(params, &go, &gi, &plan);
-    if (st != POOLGRAD_OK)
+    if (st != POOLGRAD_OK) {
+        /* the native planner's words for this operator's arguments */
+        poolgrad_error_rename("gradInput", gi_name);
         return status_of(st);
+    }
     return make_executor(plan, workspaceSize, executor);
 }
 
@@ -187,9 +192,12 @@ aclnnStatus aclnnAvgPool2dBackwardGetWorkspaceSize(const aclTensor *gradOutput, 
         if (all[i]->rank != rank)
             return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "%s has %lld dims, gradOutput %lld", names[i], (long long)all[i]->rank,
                               (long long)rank);
-    for (int i = 0; i < 3; i++)
-        if (has_negative_dim(all[i]))
-            return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "%s has a negative dim", names[i]);
+    for (int i = 0; i < 3; i++) {
+        const int64_t d = negative_dim(all[i]);
+        if (d >= 0)
+            return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "%s shape[%lld] = %lld is negative", names[i], (long long)d,
+                              (long long)all[i]->dims[d]);
+    }
     poolgrad_params params;
     memset(&params, 0, sizeof params);
     params.spatial_dims = 2;
@@ -215,7 +223,7 @@ aclnnStatus aclnnAvgPool2dBackwardGetWorkspaceSize(const aclTensor *gradOutput, 
     params.ceil_mode = ceilMode;
     params.count_include_pad = countIncludePad;
     params.divisor_override = divisorOverride;
-    return plan_native(&params, gradOutput, gradInput, workspaceSize, executor);
+    return plan_native(&params, gradOutput, gradInput, "gradInput", workspaceSize, executor);
 }
 
 aclnnStatus aclnnAvgPool2dBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
@@ -272,8 +280,12 @@ aclnnStatus aclnnAvgPool3dBackwardGetWorkspaceSize(const aclTensor *gradOutput, 
         return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "padding has %llu values, not 1 or 3", (unsigned long long)padding->size);
     if (stride->size != 0 && stride->size != 1 && stride->size != 3)
         return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "stride has %llu values, not 0, 1 or 3", (unsigned long long)stride->size);
-    if (has_negative_dim(gradOutput) || has_negative_dim(output))
-        return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "%s has a negative dim", has_negative_dim(gradOutput) ? "gradOutput" : "output");
+    for (int i = 0; i < 3; i += 2) {
+        const int64_t d = negative_dim(all[i]);
+        if (d >= 0)
+            return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "%s shape[%lld] = %lld is negative", names[i], (long long)d,
+                              (long long)all[i]->dims[d]);
+    }
     /* 4. formats */
     if (gradOutput->format != output->format)
         return ACLNN_FAIL(ACLNN_ERR_PARAM_INVALID, "gradOutput format %d differs from output format %d",
@@ -302,7 +314,7 @@ aclnnStatus aclnnAvgPool3dBackwardGetWorkspaceSize(const aclTensor *gradOutput, 
     params.ceil_mode = ceilMode;
     params.count_include_pad = countIncludePad;
     params.divisor_override = divisorOverride;
-    return plan_native(&params, gradOutput, output, workspaceSize, executor);
+    return plan_native(&params, gradOutput, output, "output", workspaceSize, executor);
 }
 
 aclnnStatus aclnnAvgPool3dBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)

@@ -56,7 +56,7 @@ static const native_row native_rows[] = {
     { "view beyond storage", m_view, POOLGRAD_ERR_VIEW, "gradInput view reaches element 215 of a storage of 200" },
     { "negative offset", m_offset, POOLGRAD_ERR_VIEW, "gradInput offset = -1 is negative" },
     { "reach overflow", m_reach, POOLGRAD_ERR_OVERFLOW,
-      "gradInput view: the reach of dim 3 (size 6, stride 9223372036854775807) overflows int64" },
+      "gradInput view: the span of dim 3 (size 6, stride 9223372036854775807) overflows int64" },
     { "self overlap", m_alias, POOLGRAD_ERR_ALIAS, "gradInput view (shape [2, 3, 6, 6], strides [108, 36, 6, 0]) reaches some element twice" },
     { "overlaps gradOutput", m_overlap, POOLGRAD_ERR_ALIAS, "gradInput's storage range overlaps gradOutput's" },
     { "NULL storage", m_null_storage, POOLGRAD_ERR_NULL_POINTER, "gradInput storage is NULL for a view of 216 elements" },
@@ -220,6 +220,12 @@ Test(error_messages, aclnn_3d_and_execute)
     cr_expect_str_eq(aclGetRecentErrMsg(), "gradOutput format 30 differs from output format 27");
     cr_expect_eq(aclnnAvgPool3dBackwardGetWorkspaceSize(go, self, ka, NULL, pa, false, true, 0, out, &wsz, &ex), 161001);
     cr_expect_str_eq(aclGetRecentErrMsg(), "stride is NULL");
+    /* the native planner's findings in the 3D operator's words: its gradInput is called output */
+    int64_t small[1] = { 4 };
+    aclTensor *out_small = aclCreateTensor(gi_dims, 5, ACL_FLOAT, NULL, 0, ACL_FORMAT_NCDHW, small, 1, acl_gi);
+    cr_expect_eq(aclnnAvgPool3dBackwardGetWorkspaceSize(go, self, ka, sa, pa, false, true, 0, out_small, &wsz, &ex), 161002);
+    cr_expect_str_eq(aclGetRecentErrMsg(), "output view reaches element 7 of a storage of 4");
+    aclDestroyTensor(out_small);
     cr_expect_eq(aclnnAvgPool3dBackward(NULL, 0, NULL, NULL), 161001);
     cr_expect_str_eq(aclGetRecentErrMsg(), "executor is NULL");
     cr_expect_null(aclCreateIntArray(NULL, 3));
