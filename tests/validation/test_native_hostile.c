@@ -5,6 +5,7 @@
  * plan row (other entry points, execute misuse, computed results) are small dedicated tests.
  * Planning validates everything before touching data, so most cases never need real storage.
  */
+#include "expected_message.h"
 #include <limits.h>
 
 #include "base_problem.h"
@@ -19,25 +20,10 @@ static void reset_message(void)
     cr_assert_str_eq(poolgrad_last_error_message(), "plan is NULL");
 }
 
-/* msg with each "{}" replaced by v */
-static void expand_msg(char *out, size_t size, const char *msg, int64_t v)
-{
-    size_t n = 0;
-    for (const char *m = msg; *m && n + 1 < size; m++) {
-        if (m[0] == '{' && m[1] == '}') {
-            n += (size_t)snprintf(out + n, size - n, "%lld", (long long)v);
-            m++;
-        } else {
-            out[n++] = *m;
-        }
-    }
-    out[n < size ? n : size - 1] = '\0';
-}
-
 static void expect_message(const char *what, int64_t v, const char *msg)
 {
     char want[512];
-    expand_msg(want, sizeof want, msg, v);
+    pgt_expand_msg(want, sizeof want, msg, v);
     cr_expect_str_eq(poolgrad_last_error_message(), want, "%s (v = %lld): message \"%s\", expected \"%s\"", what,
                      (long long)v, poolgrad_last_error_message(), want);
 }

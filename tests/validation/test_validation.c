@@ -5,6 +5,7 @@
  * then the native API's statuses and messages for the same classes, status strings, versions, dtype
  * sizes, tensor initializers and poolgrad_compare on crafted inputs.
  */
+#include "expected_message.h"
 #include <criterion/criterion.h>
 
 #include "testutil.h"
@@ -133,21 +134,6 @@ typedef struct row {
     static void name(cfg *c, int64_t v) { (void)c; (void)v; __VA_ARGS__; }
 #define ROWS(t) t, sizeof t / sizeof t[0]
 
-/* msg with each "{}" replaced by v */
-static void expand_msg(char *out, size_t size, const char *msg, int64_t v)
-{
-    size_t n = 0;
-    for (const char *m = msg; *m && n + 1 < size; m++) {
-        if (m[0] == '{' && m[1] == '}') {
-            n += (size_t)snprintf(out + n, size - n, "%lld", (long long)v);
-            m++;
-        } else {
-            out[n++] = *m;
-        }
-    }
-    out[n < size ? n : size - 1] = '\0';
-}
-
 static void walk(const row *rows, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -162,7 +148,7 @@ static void walk(const row *rows, size_t n)
                          (int)r->want);
             if (r->msg) {
                 char want[512];
-                expand_msg(want, sizeof want, r->msg, v);
+                pgt_expand_msg(want, sizeof want, r->msg, v);
                 cr_expect_str_eq(aclGetRecentErrMsg(), want, "%dD %s (v = %lld): message \"%s\", expected \"%s\"", r->op,
                                  r->what, (long long)v, aclGetRecentErrMsg(), want);
             } else {
@@ -742,7 +728,7 @@ Test(native, validation_table)
                 poolgrad_plan_destroy(plan);
             if (r->msg) {
                 char want[512];
-                expand_msg(want, sizeof want, r->msg, v);
+                pgt_expand_msg(want, sizeof want, r->msg, v);
                 cr_expect_str_eq(poolgrad_last_error_message(), want, "native %s (v = %lld): message \"%s\", expected \"%s\"",
                                  r->what, (long long)v, poolgrad_last_error_message(), want);
             } else {
