@@ -25,12 +25,8 @@
 #  endif
 #endif
 
-#define POOLGRAD_VERSION_MAJOR 0
-#define POOLGRAD_VERSION_MINOR 1
-#define POOLGRAD_VERSION_PATCH 0
-#define POOLGRAD_VERSION_NUMBER \
-    (POOLGRAD_VERSION_MAJOR * 10000 + POOLGRAD_VERSION_MINOR * 100 + POOLGRAD_VERSION_PATCH)
-#define POOLGRAD_VERSION_STRING "0.1.0"
+/* POOLGRAD_VERSION_MAJOR/MINOR/PATCH/NUMBER/STRING, generated from the Meson project version. */
+#include "poolgrad/version.h"
 
 #ifdef __cplusplus
 extern "C" {
