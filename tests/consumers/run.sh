@@ -4,7 +4,8 @@
 #     the static and once with the shared libraries (whichever of the two the install has);
 #   - make/:  a plain Makefile through pkg-config, static (--static) and shared;
 #   - pkg-config --cflags has no -fopenmp (and main.c refuses to compile with _OPENMP defined);
-#   - with --parent SOURCE_DIR: meson-parent/, poolgrad as a Meson subproject: the parent's
+#   - with --parent SOURCE_DIR: meson-parent/, poolgrad as a Meson subproject, configured with
+#     --wrap-mode=forcefallback (poolgrad still takes the system SIMDe): the parent's
 #     `meson test` lists only the parent's test and passes, `meson install` installs nothing of
 #     poolgrad, and with -Dpoolgrad:install=true it installs libpoolgrad.
 # Usage: run.sh DESTDIR [--parent SOURCE_DIR]
@@ -115,9 +116,13 @@ if [ -n "$parent_src" ]; then
     cp "$here/meson-parent/meson.build" "$p/src/"
     mkdir -p "$p/cmake" && cp "$here/cmake/main.c" "$p/cmake/"
     ln -s "$parent_src" "$p/src/subprojects/poolgrad"
-    if (unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR; meson setup "$p/b" "$p/src" --force-fallback-for=poolgrad,poolgrad-aclnn) >"$p.log" 2>&1 \
+    if (unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR; meson setup "$p/b" "$p/src" --wrap-mode=forcefallback) >"$p.log" 2>&1 \
             && meson compile -C "$p/b" >>"$p.log" 2>&1; then
-        ok "meson parent with poolgrad as a subproject builds"
+        ok "meson parent with poolgrad as a subproject builds (--wrap-mode=forcefallback)"
+        # The system SIMDe is used even when the parent forces fallbacks: no SIMDe subproject.
+        if [ -e "$p/src/subprojects/simde" ] || grep -q 'Executing subproject simde' "$p.log"; then
+            notok "poolgrad fell back to the SIMDe wrap although the system has SIMDe" "$p.log"
+        else ok "poolgrad takes the system SIMDe under --wrap-mode=forcefallback"; fi
         meson test -C "$p/b" --list --no-rebuild 2>/dev/null | grep -v "^$" >"$p/tests" || true
         if [ "$(cat "$p/tests")" = "parent_consumer" ]; then ok "the parent's meson test lists only its own test"
         else notok "the parent's meson test lists more than parent_consumer:" "$p/tests"; fi
