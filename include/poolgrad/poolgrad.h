@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * poolgrad — bit-exact, deterministic backward pass of average pooling (2D and 3D) on the CPU.
  *
  * Native C API. Every external symbol of libpoolgrad starts with `poolgrad_` (macros with POOLGRAD_),
@@ -25,12 +26,8 @@
 #  endif
 #endif
 
-#define POOLGRAD_VERSION_MAJOR 0
-#define POOLGRAD_VERSION_MINOR 1
-#define POOLGRAD_VERSION_PATCH 0
-#define POOLGRAD_VERSION_NUMBER \
-    (POOLGRAD_VERSION_MAJOR * 10000 + POOLGRAD_VERSION_MINOR * 100 + POOLGRAD_VERSION_PATCH)
-#define POOLGRAD_VERSION_STRING "0.1.0"
+/* POOLGRAD_VERSION_MAJOR/MINOR/PATCH/NUMBER/STRING, generated from the Meson project version. */
+#include "poolgrad/version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,6 +56,7 @@ typedef enum poolgrad_dtype {
     POOLGRAD_BF16 = 2  /**< bfloat16, stored as uint16_t bits */
 } poolgrad_dtype;
 
+/** Most dims a poolgrad_tensor has (batched 3D: N, C, D, H, W). */
 #define POOLGRAD_MAX_RANK 5
 
 /**
@@ -69,13 +67,13 @@ typedef enum poolgrad_dtype {
  * gradInput must not reach one element twice. Unused trailing entries of shape/strides are ignored.
  */
 typedef struct poolgrad_tensor {
-    poolgrad_dtype dtype;
-    int32_t rank;
-    int64_t shape[POOLGRAD_MAX_RANK];
+    poolgrad_dtype dtype;               /**< element type */
+    int32_t rank;                       /**< number of dims, 1..POOLGRAD_MAX_RANK */
+    int64_t shape[POOLGRAD_MAX_RANK];   /**< logical shape, (N,) C, (D,) H, W */
     int64_t strides[POOLGRAD_MAX_RANK]; /**< in elements */
     int64_t offset;                     /**< in elements, >= 0 */
     int64_t storage_numel;              /**< elements available from storage, >= 0 */
-    void *storage;
+    void *storage;                      /**< start of the caller's storage (not owned) */
 } poolgrad_tensor;
 
 /**
@@ -84,13 +82,13 @@ typedef struct poolgrad_tensor {
  * any other value (negative too) is the divisor of every window.
  */
 typedef struct poolgrad_params {
-    int32_t spatial_dims;
-    int64_t kernel[3];
-    int64_t stride[3];
-    int64_t padding[3];
-    bool ceil_mode;
-    bool count_include_pad;
-    int64_t divisor_override;
+    int32_t spatial_dims;     /**< 2 or 3 */
+    int64_t kernel[3];        /**< window size per axis, > 0 */
+    int64_t stride[3];        /**< window step per axis, > 0 */
+    int64_t padding[3];       /**< implicit padding per axis, 0 <= padding <= kernel / 2 */
+    bool ceil_mode;           /**< output size rounded up instead of down */
+    bool count_include_pad;   /**< padded elements count in the divisor */
+    int64_t divisor_override; /**< 0: none; else the divisor of every window */
 } poolgrad_params;
 
 /** Opaque execution plan. */

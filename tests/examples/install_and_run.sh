@@ -12,6 +12,8 @@ trap 'rm -rf "$tmp"' EXIT
 meson install -C "$build" --destdir "$tmp/root" --no-rebuild >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; exit 1; }
 pcdir=$(dirname "$(find "$tmp/root" -name poolgrad-aclnn.pc | head -n 1)")
 export PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$tmp/root"
+# A shared build (-Ddefault_library=shared or both) links the installed .so: run against it.
+export LD_LIBRARY_PATH="$(dirname "$pcdir")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 aclnn_flags="$(pkg-config --cflags --libs --static poolgrad-aclnn) $extra"
 native_flags="$(pkg-config --cflags --libs --static poolgrad) $extra"
 echo "# flags for poolgrad-aclnn: $aclnn_flags"

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * poolgrad-aclnn: the aclnn tensor / int-array / executor objects and status codes.
  * Objects are opaque; create and destroy them with the calls below. None is thread-safe to
  * destroy while another thread uses it; distinct objects may be used from different threads.
@@ -21,16 +22,18 @@
 extern "C" {
 #endif
 
+/** Status of the aclnn calls (ACLNN_SUCCESS or an ACLNN_ERR_* value). */
 typedef int32_t aclnnStatus;
 
-#define ACLNN_SUCCESS 0
-#define ACLNN_ERR_PARAM_NULLPTR 161001
-#define ACLNN_ERR_PARAM_INVALID 161002
-#define ACLNN_ERR_RUNTIME_ERROR 361001
-#define ACLNN_ERR_INNER 561000
-#define ACLNN_ERR_INNER_CREATE_EXECUTOR 561101
-#define ACLNN_ERR_INNER_NULLPTR 561103
+#define ACLNN_SUCCESS 0 /**< the call succeeded */
+#define ACLNN_ERR_PARAM_NULLPTR 161001 /**< a required pointer argument is NULL */
+#define ACLNN_ERR_PARAM_INVALID 161002 /**< an argument is invalid (dtype, shape, parameter, view...) */
+#define ACLNN_ERR_RUNTIME_ERROR 361001 /**< the run-time failed */
+#define ACLNN_ERR_INNER 561000 /**< internal error (e.g. out of memory) */
+#define ACLNN_ERR_INNER_CREATE_EXECUTOR 561101 /**< the executor could not be created */
+#define ACLNN_ERR_INNER_NULLPTR 561103 /**< an internal pointer is NULL */
 
+/** Element types (CANN's values; the operators accept ACL_FLOAT, ACL_FLOAT16 and ACL_BF16). */
 typedef enum aclDataType {
     ACL_DT_UNDEFINED = -1,
     ACL_FLOAT = 0,
@@ -48,6 +51,7 @@ typedef enum aclDataType {
     ACL_BF16 = 27
 } aclDataType;
 
+/** Memory formats (CANN's values; see the operators for those they accept). */
 typedef enum aclFormat {
     ACL_FORMAT_UNDEFINED = -1,
     ACL_FORMAT_NCHW = 0,
@@ -66,8 +70,11 @@ typedef enum aclFormat {
     ACL_FORMAT_NCL = 47
 } aclFormat;
 
+/** Opaque tensor descriptor (aclCreateTensor). */
 typedef struct aclTensor aclTensor;
+/** Opaque array of int64 values (aclCreateIntArray). */
 typedef struct aclIntArray aclIntArray;
+/** Opaque single-use executor made by a ...GetWorkspaceSize call. */
 typedef struct aclOpExecutor aclOpExecutor;
 
 /** Most dims a tensor may have (aclCreateTensor returns NULL beyond). */
@@ -87,6 +94,7 @@ POOLGRAD_ACLNN_API aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t 
 POOLGRAD_ACLNN_API aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size);
 /** Frees the descriptor (not the data). NULL is accepted. */
 POOLGRAD_ACLNN_API aclnnStatus aclDestroyTensor(const aclTensor *tensor);
+/** Frees the array. NULL is accepted. */
 POOLGRAD_ACLNN_API aclnnStatus aclDestroyIntArray(const aclIntArray *array);
 /** Releases an executor that will not be run (a successful execute consumes it). NULL is accepted. */
 POOLGRAD_ACLNN_API aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor);

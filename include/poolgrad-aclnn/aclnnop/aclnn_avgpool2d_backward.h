@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * poolgrad-aclnn: aclnnAvgPool2dBackward over host memory (see docs/SEMANTICS.md and README).
  * Phase one validates everything and plans; phase two computes, deterministically and bit-exactly
  * (gather order, one rounding), synchronously on the calling thread plus OpenMP workers.
