@@ -76,8 +76,9 @@ POOLGRAD_ACLNN_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t v
 POOLGRAD_ACLNN_API aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value);
 /**
  * What the calling thread's most recent failing aclnn or aclCreate* call found wrong (the argument, the
- * axis, expected vs actual), as CANN's aclGetRecentErrMsg; the same text as poolgrad_last_error_message().
- * Thread-local, never NULL ("" before any failure).
+ * axis, expected vs actual), as CANN's aclGetRecentErrMsg; in the native API's words where the native
+ * planner found it. libpoolgrad-aclnn is self-contained: with the shared libraries its message is not
+ * the one poolgrad_last_error_message() of libpoolgrad reports. Thread-local, never NULL ("" before any failure).
  */
 POOLGRAD_ACLNN_API const char *aclGetRecentErrMsg(void);
 /** Reads an option set by aclrtCtxSetSysParamOpt (see there). */
