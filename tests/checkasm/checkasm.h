@@ -136,6 +136,11 @@ static void ca_set_context(const char *fmt, ...)
 
 _Noreturn static void ca_abort_test(void)
 {
+    if (!ca_state.in_test) { /* an assertion outside any test (--bench): report and stop */
+        fputs(ca_state.log, stdout);
+        printf("# checkasm: aborted\n");
+        exit(1);
+    }
     siglongjmp(ca_state.abort_point, 1);
 }
 
