@@ -8,8 +8,9 @@
  *   CA_EXPECT(cond, fmt, ...)  records and continues;
  *   CA_FAIL(fmt, ...)          an assertion that always fails;
  *   ca_note(fmt, ...)          a "# ..." line printed after the test's result line.
- * A crash (SIGSEGV, SIGBUS, SIGILL, SIGFPE) inside a test is caught and fails that test, naming what
- * ca_set_context() last described (the kernel being called), then the run goes on.
+ * A crash (SIGSEGV, SIGBUS, SIGILL, SIGFPE) inside a test on the main thread is caught and fails that test,
+ * naming what ca_set_context() last described (the kernel being called), then the run goes on; on another
+ * thread (the library's OpenMP workers) it names the same and ends the process.
  * Diagnostics follow the result line as "# ..." lines; the run ends with "# checkasm: P passed, F failed"
  * and exit status 1 if anything failed.
  *
@@ -30,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct ca_test {
     const char *name;
@@ -144,8 +146,18 @@ _Noreturn static void ca_abort_test(void)
     siglongjmp(ca_state.abort_point, 1);
 }
 
+static _Thread_local bool ca_main_thread; /* set in ca_main: the only thread that may jump back */
+
 static void ca_signal(int sig)
 {
+    if (!ca_main_thread && ca_state.in_test) { /* a library thread: cannot unwind it; name the culprit, stop */
+        static const char head[] = "# checkasm: crash in a worker thread while running ";
+        ssize_t rc = write(1, head, sizeof head - 1);
+        rc = write(1, ca_state.context, strlen(ca_state.context));
+        rc = write(1, "\n", 1);
+        (void)rc;
+        _exit(1);
+    }
     if (!ca_state.in_test) {
         signal(sig, SIG_DFL);
         raise(sig);
@@ -232,6 +244,7 @@ static int ca_main(int argc, char **argv, const ca_test *tests, int ntests, int 
             return 2;
         }
     }
+    ca_main_thread = true;
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (ca_opt.list) {
         for (int i = 0; i < ntests; i++)
