@@ -2,7 +2,7 @@
 # The whole default test suite (Criterion suites included) of an AArch64 cross build (NEON kernels),
 # run under qemu-aarch64 with Debian's arm64 multiarch packages. Run as root (or with sudo available):
 # installs what it needs, registers qemu's binfmt_misc handler, builds in /tmp/pg-arm64 and runs
-# `meson test` plus isa_vs_reference with a second seed.
+# `meson test` plus checkasm with a second seed.
 # Usage: .ci/arm64-suite.sh [SOURCE_DIR]   (default: this repository)
 set -euo pipefail
 src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
@@ -67,7 +67,7 @@ echo "--- meson test (all default suites) under qemu-aarch64"
 # The stress test's default 4000 problems take minutes emulated; 600 keep every kernel exercised.
 POOLGRAD_STRESS_CASES=600 POOLGRAD_EXPECT_ISA=neon \
     meson test -C "$build" --no-rebuild --print-errorlogs --timeout-multiplier 4
-echo "--- isa_vs_reference, second seed"
-POOLGRAD_TEST_SEED=7 meson test -C "$build" --no-rebuild --print-errorlogs --timeout-multiplier 4 isa_vs_reference
+echo "--- checkasm, second seed"
+POOLGRAD_TEST_SEED=7 meson test -C "$build" --no-rebuild --print-errorlogs --timeout-multiplier 4 checkasm
 
 echo "--- AArch64 suite done: tests $((SECONDS - tests_start)) s, total $((SECONDS - start)) s"

@@ -1,72 +1,91 @@
 /*
- * checkasm-style tests: every kernel of kernels/kernel_list.h that this CPU can run is called directly
- * (prepare + run over randomly split work ranges, like poolgrad_execute's chunks) on randomized problems
- * and its gradInput storage is compared byte for byte with the scalar reference: values, untouched gaps,
- * guard zones. Then the public path under each POOLGRAD_ISA cap the CPU can run, with several thread counts.
- * Seed printed; POOLGRAD_TEST_SEED overrides it. POOLGRAD_CHECKASM_CASES scales the case count.
+ * checkasm (after dav1d's tests/checkasm), framework-free: every kernel of kernels/kernel_list.h that this
+ * CPU can run is called directly (prepare + run over randomly split work ranges, like poolgrad_execute's
+ * chunks) and its whole gradInput storage (values, untouched gaps, guard zones) is compared byte for byte
+ * with the scalar reference's. One test per kernel family (the kernel-name suffix after the ISA: global,
+ * nchw, nchw_b, nchw_q, nhwc, nhwc_b, nhwc_q) covers that family's kernels of every ISA on problems the
+ * family handles: random problems, vector-width neighbours, special values, every f16/bf16 bit pattern,
+ * empty gradOutput; a failure names the family and the ISA. Then the public path: the ISA the CPU is
+ * detected as (POOLGRAD_EXPECT_ISA), every ISA cap (poolgrad_set_thread_isa_cap) with 1-7 threads.
+ *
+ * TAP output, no test framework (tests/checkasm/checkasm.h): it runs under qemu-user too (.ci/qemu-x86.sh,
+ * the AArch64 cross build). Options: --test PATTERN, --family NAME, --seed N (POOLGRAD_TEST_SEED),
+ * --cases N (POOLGRAD_CHECKASM_CASES), --list, --bench (time every kernel against the reference on fixed
+ * problems, verified byte-exact). POOLGRAD_ISA at start caps which kernels are called directly.
  */
-#define _POSIX_C_SOURCE 200809L
-#include <criterion/criterion.h>
-#include <criterion/parameterized.h>
+#define _POSIX_C_SOURCE 200809L /* sigsetjmp, clock_gettime, fnmatch */
 
 #include "internal.h"
 #include "kernel_list.h"
 #include "testutil.h"
+
+#include "checkasm.h"
 
 #define POOLGRAD_KERNEL_ENTRY(sym) &sym,
 static const poolgrad_kernel *const all_kernels[] = { POOLGRAD_FOREACH_KERNEL(POOLGRAD_KERNEL_ENTRY) };
 #undef POOLGRAD_KERNEL_ENTRY
 #define NKERNELS (sizeof all_kernels / sizeof all_kernels[0])
 
-/* ISA of the CPU, without any cap */
-static poolgrad_isa cpu_isa(void)
+static const char *const families[] = { "global", "nchw", "nchw_b", "nchw_q", "nhwc", "nhwc_b", "nhwc_q" };
+#define NFAMILIES (sizeof families / sizeof families[0])
+
+static const char *layout_names[] = { "nchw", "nhwc", "nchw-gapped", "nhwc-gapped", "random" };
+
+static const char *dtype_name(poolgrad_dtype dt) { return dt == POOLGRAD_F32 ? "f32" : dt == POOLGRAD_F16 ? "f16" : "bf16"; }
+
+/* Family of a kernel: its name after the ISA ("avx2_nchw_b" -> "nchw_b"); NULL for the reference. */
+static const char *family_of(const poolgrad_kernel *k)
 {
-    const char *saved = getenv("POOLGRAD_ISA");
-    char buf[64] = "";
-    if (saved)
-        snprintf(buf, sizeof buf, "%s", saved);
-    unsetenv("POOLGRAD_ISA");
-    poolgrad_isa isa = poolgrad_active_isa();
-    if (saved)
-        setenv("POOLGRAD_ISA", buf, 1);
-    return isa;
+    if (k == &poolgrad_kernel_reference)
+        return NULL;
+    const char *u = strchr(k->name, '_');
+    return u ? u + 1 : k->name;
 }
 
-/* the POOLGRAD_ISA cap the process was started with ("" = none): limits which kernels are called directly */
-static int start_cap_rank(void)
+/* the POOLGRAD_ISA cap the process was started with: limits which kernels are called directly */
+static int start_cap_level(void)
 {
-    static int rank = -2;
-    if (rank == -2) {
-        rank = poolgrad_isa_cap_level(getenv("POOLGRAD_ISA"));
-    }
-    return rank;
+    static int level = -2;
+    if (level == -2)
+        level = poolgrad_isa_cap_level(getenv("POOLGRAD_ISA"));
+    return level;
 }
 
 static bool cpu_runs(const poolgrad_kernel *k)
 {
-    poolgrad_isa cpu = cpu_isa();
-    if (poolgrad_isa_level(k->isa) > start_cap_rank())
+    if (poolgrad_isa_level(k->isa) > start_cap_level())
         return false;
 #if defined(__aarch64__)
     return k->isa == POOLGRAD_ISA_SCALAR || k->isa == POOLGRAD_ISA_NEON;
 #else
     if (k->isa == POOLGRAD_ISA_NEON)
         return false;
-    return poolgrad_isa_level(k->isa) <= poolgrad_isa_level(cpu);
+    return poolgrad_isa_level(k->isa) <= poolgrad_isa_level(poolgrad_cpu_isa());
 #endif
 }
 
-static int case_scale(int n)
+/* The kernels the current test calls directly: those of one family, or the reference alone (NULL). */
+static const char *cur_family;
+static int ran_count[NKERNELS], mismatch_count[NKERNELS];
+
+static bool in_scope(const poolgrad_kernel *k)
 {
-    const char *e = getenv("POOLGRAD_CHECKASM_CASES");
-    if (e && *e)
-        return atoi(e);
-    return n;
+    const char *f = family_of(k);
+    return cur_family ? f && strcmp(f, cur_family) == 0 : f == NULL;
+}
+
+static pgt_rng rng_for(const char *what)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s/%s", cur_family ? cur_family : "reference", what);
+    pgt_rng r = { ca_seed_for(buf) };
+    return r;
 }
 
 /* ------------------------------------------------------------------ random views */
 
-enum { LAYOUT_ROWMAJOR, LAYOUT_CHANNELS_LAST, LAYOUT_GAPPED, LAYOUT_RANDOM, LAYOUT_COUNT };
+/* gapped: unused elements between rows / planes, rows (W innermost) or channels-last (C innermost) */
+enum { LAYOUT_ROWMAJOR, LAYOUT_CHANNELS_LAST, LAYOUT_GAPPED, LAYOUT_GAPPED_CL, LAYOUT_RANDOM, LAYOUT_COUNT };
 
 typedef struct view {
     poolgrad_tensor t;
@@ -83,7 +102,7 @@ static void make_view(pgt_rng *r, view *v, poolgrad_dtype dt, int rank, int sd, 
     int order[POOLGRAD_MAX_RANK]; /* innermost first */
     int lead = rank - sd, cdim = lead - 1;
     int no = 0;
-    if (layout == LAYOUT_CHANNELS_LAST || (layout == LAYOUT_GAPPED && (pgt_next(r) & 1))) {
+    if (layout == LAYOUT_CHANNELS_LAST || layout == LAYOUT_GAPPED_CL) {
         order[no++] = cdim;
         for (int d = rank - 1; d >= 0; d--)
             if (d != cdim)
@@ -97,15 +116,16 @@ static void make_view(pgt_rng *r, view *v, poolgrad_dtype dt, int rank, int sd, 
                 int x = order[i]; order[i] = order[j]; order[j] = x;
             }
     }
+    const bool gapped = layout == LAYOUT_GAPPED || layout == LAYOUT_GAPPED_CL;
     int64_t stride = 1, strides[POOLGRAD_MAX_RANK];
     for (int i = 0; i < rank; i++) {
         int d = order[i];
         strides[d] = stride;
         int64_t ext = shape[d] > 0 ? shape[d] : 1;
-        if (layout == LAYOUT_GAPPED && i > 0 && (pgt_next(r) % 3) == 0)
+        if (gapped && i > 0 && (pgt_next(r) % 3) == 0)
             strides[d] += pgt_range(r, 1, 3); /* gap */
         stride = strides[d] * ext;
-        if (layout == LAYOUT_GAPPED && (pgt_next(r) % 3) == 0)
+        if (gapped && (pgt_next(r) % 3) == 0)
             stride += pgt_range(r, 1, 5);
     }
     if (allow_broadcast && (pgt_next(r) % 8) == 0)
@@ -155,7 +175,8 @@ static int64_t pick_size(pgt_rng *r)
 }
 
 /* Random problem of op sd (2 or 3) and dtype dt; false if the random parameters are invalid (retry). */
-static bool make_case(pgt_rng *r, tcase *tc, int sd, poolgrad_dtype dt, int gi_layout, int go_layout, bool big_w)
+static bool make_case(pgt_rng *r, tcase *tc, int sd, poolgrad_dtype dt, int gi_layout, int go_layout, bool big_w,
+                      bool global)
 {
     memset(tc, 0, sizeof *tc);
     poolgrad_params *pa = &tc->pa;
@@ -180,7 +201,8 @@ static bool make_case(pgt_rng *r, tcase *tc, int sd, poolgrad_dtype dt, int gi_l
     int d = 0;
     if (batched)
         shape[d++] = pgt_range(r, 1, 2);
-    shape[d++] = (gi_layout == LAYOUT_CHANNELS_LAST || (pgt_next(r) & 1)) ? pick_size(r) : pgt_range(r, 1, 3);
+    shape[d++] = (gi_layout == LAYOUT_CHANNELS_LAST || gi_layout == LAYOUT_GAPPED_CL || (pgt_next(r) & 1))
+                     ? pick_size(r) : pgt_range(r, 1, 3);
     for (int a = 0; a < sd; a++) {
         int64_t lo = pa->kernel[a] - 2 * pa->padding[a];
         int64_t sz = (a == sd - 1 || (pgt_next(r) & 1)) ? pick_size(r) : pgt_range(r, 1, 6);
@@ -196,7 +218,7 @@ static bool make_case(pgt_rng *r, tcase *tc, int sd, poolgrad_dtype dt, int gi_l
     }
     if (big_w)
         shape[rank - sd - 1] = pgt_range(r, 1, 2);
-    if ((pgt_next(r) % 10) == 0) /* global pooling: one window over everything */
+    if (global || (pgt_next(r) % 10) == 0) /* global pooling: one window over everything */
         for (int a = 0; a < sd; a++) {
             pa->kernel[a] = shape[rank - sd + a] + ((pgt_next(r) % 4) == 0);
             pa->stride[a] = pgt_range(r, 1, 3) * pa->kernel[a];
@@ -221,20 +243,20 @@ static bool make_case(pgt_rng *r, tcase *tc, int sd, poolgrad_dtype dt, int gi_l
     for (int64_t i = 0; i < go_numel; i++)
         pgt_store(dt, tc->go.buf.data, i, pgt_value(r, specials));
     poolgrad_status st = poolgrad_plan_create(pa, &tc->go.t, &tc->gi.t, &tc->plan);
-    cr_assert_eq(st, POOLGRAD_OK, "plan_create: %s", poolgrad_status_string(st));
+    CA_ASSERT(st == POOLGRAD_OK, "plan_create: %s", poolgrad_status_string(st));
     tc->ref_problem = tc->plan->problem;
     if (tc->ref_problem.gi)
         tc->ref_problem.gi = (char *)tc->ref.buf.data + tc->gi.t.offset * (int64_t)tc->gi.buf.es;
-    int n = snprintf(tc->desc, sizeof tc->desc, "%dd %s rank %d shape", sd,
-                     dt == POOLGRAD_F32 ? "f32" : dt == POOLGRAD_F16 ? "f16" : "bf16", rank);
+    int n = snprintf(tc->desc, sizeof tc->desc, "%dd %s rank %d shape", sd, dtype_name(dt), rank);
     for (int i = 0; i < rank; i++)
         n += snprintf(tc->desc + n, sizeof tc->desc - (size_t)n, " %lld", (long long)shape[i]);
     n += snprintf(tc->desc + n, sizeof tc->desc - (size_t)n, " k");
     for (int a = 0; a < sd; a++)
         n += snprintf(tc->desc + n, sizeof tc->desc - (size_t)n, " %lld/%lld/%lld", (long long)pa->kernel[a],
                       (long long)pa->stride[a], (long long)pa->padding[a]);
-    snprintf(tc->desc + n, sizeof tc->desc - (size_t)n, " ceil %d cip %d div %lld layouts gi %d go %d",
-             pa->ceil_mode, pa->count_include_pad, (long long)pa->divisor_override, gi_layout, go_layout);
+    snprintf(tc->desc + n, sizeof tc->desc - (size_t)n, " ceil %d cip %d div %lld layouts gi %s go %s",
+             pa->ceil_mode, pa->count_include_pad, (long long)pa->divisor_override, layout_names[gi_layout],
+             layout_names[go_layout]);
     if (tc->ref_problem.gi)
         poolgrad_reference(&tc->ref_problem);
     return true;
@@ -250,22 +272,26 @@ static void free_case(tcase *tc)
 
 /*
  * Whole raw buffers (guards, gaps, values) equal the reference's, byte for byte: every stored NaN is the
- * canonical one (docs/SEMANTICS.md section 4), so there is nothing to tolerate.
+ * canonical one (docs/SEMANTICS.md section 4), so there is nothing to tolerate. Records a failure naming
+ * `who` and returns false on a difference.
  */
-static void expect_same(const tcase *tc, const char *who)
+static bool expect_same(const tcase *tc, const char *who)
 {
     const pgt_buffer *a = &tc->gi.buf, *b = &tc->ref.buf;
-    size_t bytes = ((size_t)a->numel + 2 * PGT_GUARD) * a->es;
-    cr_assert(pgt_guards_intact(a), "%s: guard zone written; case %s", who, tc->desc);
+    if (!pgt_guards_intact(a)) {
+        CA_EXPECT(false, "%s: guard zone written; case %s", who, tc->desc);
+        return false;
+    }
     int64_t e = pgt_first_difference(a, b);
     if (e != PGT_NO_DIFFERENCE) {
         uint32_t va = 0, vb = 0;
         memcpy(&va, a->raw + (size_t)(e + PGT_GUARD) * a->es, a->es);
         memcpy(&vb, b->raw + (size_t)(e + PGT_GUARD) * a->es, a->es);
-        cr_assert_fail("%s: element %lld of storage differs: 0x%08x vs reference 0x%08x; case %s", who,
-                       (long long)e, va, vb, tc->desc);
+        CA_EXPECT(false, "%s: storage element %lld is 0x%0*x, reference 0x%0*x%s; case %s", who, (long long)e,
+                  (int)(2 * a->es), va, (int)(2 * a->es), vb, pgt_untouched(a, e) ? " (not written)" : "", tc->desc);
+        return false;
     }
-    (void)bytes;
+    return true;
 }
 
 /* Reset the output buffer to the sentinel pattern. */
@@ -300,8 +326,9 @@ static void run_split(pgt_rng *r, const poolgrad_problem *pr, void *ws, int64_t 
     }
 }
 
-/* Every runnable kernel that supports the case, called directly. Returns how many ran. */
-static int check_kernels(pgt_rng *r, tcase *tc, int *per_kernel)
+/* Every kernel in scope that this CPU runs and that supports the case, called directly over random work
+ * splits; each result compared with the reference. Returns how many ran. */
+static int check_kernels(pgt_rng *r, tcase *tc)
 {
     const poolgrad_problem *pr = &tc->plan->problem;
     int ran = 0;
@@ -309,127 +336,137 @@ static int check_kernels(pgt_rng *r, tcase *tc, int *per_kernel)
         return 0;
     for (size_t i = 0; i < NKERNELS; i++) {
         const poolgrad_kernel *k = all_kernels[i];
-        if (!cpu_runs(k) || !k->supports(pr))
+        if (!in_scope(k) || !cpu_runs(k) || !k->supports(pr))
             continue;
+        char who[96];
+        if (family_of(k))
+            snprintf(who, sizeof who, "family %s, isa %s (kernel %s)", family_of(k), poolgrad_isa_name(k->isa), k->name);
+        else
+            snprintf(who, sizeof who, "reference kernel (work split)");
+        ca_set_context("%s on %s", who, tc->desc);
         reset_output(tc);
         size_t wsz = k->workspace_size ? k->workspace_size(pr) : 0;
         pgt_buffer ws = pgt_alloc(POOLGRAD_F32, (int64_t)((wsz + 3) / 4));
         if (k->prepare)
             run_split(r, pr, ws.data, k->prepare_items(pr), k->prepare);
         run_split(r, pr, ws.data, k->work_items(pr), k->run);
-        cr_assert(pgt_guards_intact(&ws), "%s: workspace guard written; case %s", k->name, tc->desc);
+        bool ok = pgt_guards_intact(&ws);
+        CA_EXPECT(ok, "%s: workspace guard written; case %s", who, tc->desc);
         pgt_free(&ws);
-        expect_same(tc, k->name);
-        per_kernel[i]++;
+        ok = expect_same(tc, who) && ok;
+        mismatch_count[i] += !ok;
+        ran_count[i]++;
         ran++;
     }
+    ca_set_context(NULL);
     return ran;
 }
 
-static void report(const char *what, const int *per_kernel)
+/* ------------------------------------------------------------------ per-family tests */
+
+static bool family_is(const char *prefix_kind)
 {
-    char line[2048];
-    int n = snprintf(line, sizeof line, "# %s:", what);
-    for (size_t i = 0; i < NKERNELS; i++)
-        if (cpu_runs(all_kernels[i]))
-            n += snprintf(line + n, sizeof line - (size_t)n, " %s=%d", all_kernels[i]->name, per_kernel[i]);
-    fprintf(stderr, "%s\n", line);
+    return cur_family && strncmp(cur_family, prefix_kind, strlen(prefix_kind)) == 0;
 }
 
-/* ------------------------------------------------------------------ kernel tests */
-
-struct kparam {
-    int sd;
-    poolgrad_dtype dt;
-    int cases;
-};
-
-ParameterizedTestParameters(checkasm, kernels)
+/* A gradInput layout the family's kernels handle (any for the reference). */
+static int pick_gi_layout(pgt_rng *r)
 {
-    static struct kparam params[] = {
-        { 2, POOLGRAD_F32, 1500 }, { 2, POOLGRAD_F16, 800 }, { 2, POOLGRAD_BF16, 800 },
-        { 3, POOLGRAD_F32, 800 }, { 3, POOLGRAD_F16, 500 }, { 3, POOLGRAD_BF16, 500 },
-    };
-    return cr_make_param_array(struct kparam, params, sizeof params / sizeof params[0]);
+    static const int rows[] = { LAYOUT_ROWMAJOR, LAYOUT_GAPPED }, cl[] = { LAYOUT_CHANNELS_LAST, LAYOUT_GAPPED_CL },
+                     global[] = { LAYOUT_ROWMAJOR, LAYOUT_CHANNELS_LAST, LAYOUT_GAPPED, LAYOUT_GAPPED_CL };
+    if (family_is("nchw"))
+        return rows[pgt_next(r) % 2];
+    if (family_is("nhwc"))
+        return cl[pgt_next(r) % 2];
+    if (family_is("global"))
+        return global[pgt_next(r) % 4];
+    return (int)(pgt_next(r) % LAYOUT_COUNT);
 }
 
-ParameterizedTest(struct kparam *p, checkasm, kernels, .timeout = 300)
+static bool global_only(void) { return family_is("global"); }
+
+/* Random problems of op sd and dtype dt: layouts of the family, gradOutput sometimes in another one. */
+static void part_random(int sd, poolgrad_dtype dt, int default_cases)
 {
     char what[64];
-    snprintf(what, sizeof what, "checkasm kernels %dd dtype %d", p->sd, (int)p->dt);
-    pgt_rng r = { pgt_seed(what, 0x5eed0000u + (uint64_t)p->sd * 16 + (uint64_t)p->dt) };
-    int per_kernel[NKERNELS] = { 0 };
-    int cases = case_scale(p->cases);
+    snprintf(what, sizeof what, "random %dd %s", sd, dtype_name(dt));
+    pgt_rng r = rng_for(what);
+    const int cases = ca_cases(default_cases);
     for (int c = 0; c < cases; c++) {
         tcase tc;
-        int gl = (int)(pgt_next(&r) % LAYOUT_COUNT);
+        int gl = pick_gi_layout(&r);
         int ol = (pgt_next(&r) % 3) == 0 ? (int)(pgt_next(&r) % LAYOUT_COUNT) : gl; /* mixed sometimes */
         bool big_w = (c % 50) == 49;
-        if (!make_case(&r, &tc, p->sd, p->dt, gl, ol, big_w)) {
+        if (!make_case(&r, &tc, sd, dt, gl, ol, big_w, global_only())) {
             c--;
             continue;
         }
-        check_kernels(&r, &tc, per_kernel);
+        check_kernels(&r, &tc);
         free_case(&tc);
     }
-    report(what, per_kernel);
-    for (size_t i = 0; i < NKERNELS; i++)
-        if (cpu_runs(all_kernels[i]) && cases >= 100)
-            cr_expect(per_kernel[i] > 0, "kernel %s was never exercised", all_kernels[i]->name);
 }
 
-/* Targeted shapes: vector-width neighbours along C and W, for both layouts, with and without overlap. */
-Test(checkasm, vector_widths, .timeout = 300)
+/* Targeted shapes: vector-width neighbours along C and W, with and without overlap. */
+static void part_vector_widths(void)
 {
-    pgt_rng r = { pgt_seed("checkasm vector_widths", 0x77aa11u) };
+    pgt_rng r = rng_for("vector_widths");
     static const int64_t sizes[] = { 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 35 };
     static const int64_t ks[][2] = { { 2, 2 }, { 3, 2 }, { 3, 1 }, { 1, 2 }, { 5, 1 } };
-    int per_kernel[NKERNELS] = { 0 };
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
         for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
-            for (int layout = 0; layout < 2; layout++)
+            for (int layout = 0; layout < 2; layout++) {
+                if ((layout == 0 && family_is("nhwc")) || (layout == 1 && family_is("nchw")))
+                    continue;
                 for (int dt = 0; dt < 3; dt++) {
                     tcase tc;
                     memset(&tc, 0, sizeof tc);
                     poolgrad_params pa = pgt_params(2, ks[ki][0], ks[ki][1], ks[ki][0] / 2, (si & 1), (ki & 1), 0);
                     int64_t shape[4] = { 1, layout ? sizes[si] : 2, 5, layout ? 6 : sizes[si] };
+                    if (global_only()) { /* one window over H x W */
+                        pa.kernel[0] = shape[2];
+                        pa.kernel[1] = shape[3];
+                        pa.stride[0] = pa.kernel[0];
+                        pa.stride[1] = pa.kernel[1];
+                        pa.padding[0] = pa.padding[1] = 0;
+                    }
                     int64_t oshape[4];
-                    cr_assert_eq(poolgrad_output_shape(&pa, 4, shape, oshape), POOLGRAD_OK);
+                    CA_ASSERT(poolgrad_output_shape(&pa, 4, shape, oshape) == POOLGRAD_OK, "output shape");
                     tc.pa = pa;
                     tc.rank = 4;
-                    make_view(&r, &tc.gi, (poolgrad_dtype)dt, 4, 2, shape, layout ? LAYOUT_CHANNELS_LAST : LAYOUT_ROWMAJOR, false);
-                    make_view(&r, &tc.go, (poolgrad_dtype)dt, 4, 2, oshape, layout ? LAYOUT_CHANNELS_LAST : LAYOUT_ROWMAJOR, false);
+                    const int lay = layout ? LAYOUT_CHANNELS_LAST : LAYOUT_ROWMAJOR;
+                    make_view(&r, &tc.gi, (poolgrad_dtype)dt, 4, 2, shape, lay, false);
+                    make_view(&r, &tc.go, (poolgrad_dtype)dt, 4, 2, oshape, lay, false);
                     tc.ref = tc.gi;
                     tc.ref.buf = pgt_alloc((poolgrad_dtype)dt, tc.gi.buf.numel);
                     tc.ref.t.storage = tc.ref.buf.data;
                     for (int64_t i = 0; i < tc.go.buf.numel; i++)
                         pgt_store((poolgrad_dtype)dt, tc.go.buf.data, i, pgt_value(&r, true));
-                    cr_assert_eq(poolgrad_plan_create(&tc.pa, &tc.go.t, &tc.gi.t, &tc.plan), POOLGRAD_OK);
+                    CA_ASSERT(poolgrad_plan_create(&tc.pa, &tc.go.t, &tc.gi.t, &tc.plan) == POOLGRAD_OK, "plan_create");
                     tc.ref_problem = tc.plan->problem;
                     tc.ref_problem.gi = (char *)tc.ref.buf.data + tc.gi.t.offset * (int64_t)tc.gi.buf.es;
-                    snprintf(tc.desc, sizeof tc.desc, "size %lld k %lld s %lld layout %d dt %d", (long long)sizes[si],
-                             (long long)ks[ki][0], (long long)ks[ki][1], layout, dt);
+                    snprintf(tc.desc, sizeof tc.desc, "vector widths: size %lld k %lld s %lld %s %s", (long long)sizes[si],
+                             (long long)pa.kernel[1], (long long)pa.stride[1], layout_names[lay], dtype_name((poolgrad_dtype)dt));
                     poolgrad_reference(&tc.ref_problem);
-                    check_kernels(&r, &tc, per_kernel);
+                    check_kernels(&r, &tc);
                     free_case(&tc);
                 }
-    report("checkasm vector_widths", per_kernel);
+            }
 }
 
-/* Special values: every element a special, f16 overflow sums, subnormal quotients, NaN payloads. */
-Test(checkasm, special_values, .timeout = 300)
+/* Special values: every element a special, f16 overflow sums, subnormal quotients, NaN payloads; the
+ * reference must store only canonical NaNs (and the kernels equal it byte for byte). */
+static void part_special_values(int default_cases)
 {
-    pgt_rng r = { pgt_seed("checkasm special_values", 0xbadf00du) };
+    pgt_rng r = rng_for("special_values");
     static const float specials[] = { NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-40f, -1e-40f, 6e-8f, -3e-8f,
                                       2.9802322e-8f, 65504.0f, 65519.0f, 65520.0f, -65536.0f, 3.0e38f, -3.4e38f,
                                       1.0f, -1.5f, 6.1e-5f, 1.17e-38f };
     const int ns = (int)(sizeof specials / sizeof specials[0]);
-    int per_kernel[NKERNELS] = { 0 };
-    for (int c = 0; c < case_scale(400); c++) {
+    for (int c = 0; c < ca_cases(default_cases); c++) {
         tcase tc;
         poolgrad_dtype dt = (poolgrad_dtype)(c % 3);
-        int layout = (c / 3) % 2 ? LAYOUT_CHANNELS_LAST : LAYOUT_ROWMAJOR;
-        if (!make_case(&r, &tc, 2 + (c % 2), dt, layout, layout, false)) {
+        int layout = pick_gi_layout(&r);
+        if (!make_case(&r, &tc, 2 + (c % 2), dt, layout, layout, false, global_only())) {
             c--;
             continue;
         }
@@ -452,70 +489,234 @@ Test(checkasm, special_values, .timeout = 300)
         if (tc.ref_problem.gi)
             poolgrad_reference(&tc.ref_problem);
         for (int64_t i = 0; i < tc.ref.buf.numel; i++)
-            cr_assert(pgt_untouched(&tc.ref.buf, i) || !pgt_noncanonical_nan(dt, tc.ref.buf.data, i),
+            CA_ASSERT(pgt_untouched(&tc.ref.buf, i) || !pgt_noncanonical_nan(dt, tc.ref.buf.data, i),
                       "reference stored a non-canonical NaN at element %lld; case %s", (long long)i, tc.desc);
-        check_kernels(&r, &tc, per_kernel);
+        check_kernels(&r, &tc);
         free_case(&tc);
     }
-    report("checkasm special_values", per_kernel);
 }
 
-/* ------------------------------------------------------------------ public path: ISA caps, threads */
-
-static const char *const caps[] = { "scalar", "sse2", "avx2", "avx512", "neon", "auto" };
-
-Test(checkasm, isa_caps_and_threads, .timeout = 300)
+/* An empty gradOutput (out size 0) fills +0.0 and never reads gradOutput: the zero-fill plan. */
+static void part_empty_grad_output(void)
 {
-    pgt_rng r = { pgt_seed("checkasm isa_caps_and_threads", 0xc0ffeeu) };
-    const char *saved = getenv("POOLGRAD_ISA");
-    char saved_buf[64] = "";
-    if (saved)
-        snprintf(saved_buf, sizeof saved_buf, "%s", saved);
-    for (int c = 0; c < case_scale(150); c++) {
+    pgt_rng r = rng_for("empty_grad_output");
+    for (int dt = 0; dt < 3; dt++)
+        for (int layout = 0; layout < 2; layout++) {
+            tcase tc;
+            memset(&tc, 0, sizeof tc);
+            int64_t shape[5] = { 2, 19, 3, 5, 17 };
+            const int lay = layout ? LAYOUT_CHANNELS_LAST : LAYOUT_GAPPED;
+            make_view(&r, &tc.gi, (poolgrad_dtype)dt, 5, 3, shape, lay, false);
+            tc.ref = tc.gi;
+            tc.ref.buf = pgt_alloc((poolgrad_dtype)dt, tc.gi.buf.numel);
+            tc.ref.t.storage = tc.ref.buf.data;
+            CA_ASSERT(poolgrad_plan_create_zero_fill(&tc.gi.t, &tc.plan) == POOLGRAD_OK, "zero-fill plan");
+            tc.ref_problem = tc.plan->problem;
+            tc.ref_problem.gi = (char *)tc.ref.buf.data + tc.gi.t.offset * (int64_t)tc.gi.buf.es;
+            snprintf(tc.desc, sizeof tc.desc, "empty gradOutput (zero fill) %s %s", dtype_name((poolgrad_dtype)dt),
+                     layout_names[lay]);
+            poolgrad_reference(&tc.ref_problem);
+            check_kernels(&r, &tc);
+            free_case(&tc);
+        }
+}
+
+/*
+ * Every f16 / bf16 bit pattern through every kernel: k = s = 1 (one term per element), divided by a few
+ * divisors so that f32 -> f16/bf16 rounding (ties, subnormals, overflow, NaN quieting) is exercised on
+ * quotients that are not representable. For the global family the 65536 elements are channels of a 1x1
+ * input (one window over each), otherwise a 256x256 plane (NCHW) or 256 channels x 256 pixels (NHWC).
+ */
+static void part_conversions_exhaustive(void)
+{
+    pgt_rng r = rng_for("conversions_exhaustive");
+    static const int64_t divisors[] = { 1, 3, -7, 10, 1000003, -65537 };
+    for (int dt = 1; dt <= 2; dt++)
+        for (size_t di = 0; di < sizeof divisors / sizeof divisors[0]; di++)
+            for (int layout = 0; layout < 2; layout++) {
+                if ((layout == 0 && family_is("nhwc")) || (layout == 1 && family_is("nchw")))
+                    continue;
+                tcase tc;
+                memset(&tc, 0, sizeof tc);
+                tc.pa = pgt_params(2, 1, 1, 0, false, true, divisors[di]);
+                tc.rank = 4;
+                int64_t shape[4] = { 1, layout ? 256 : 1, layout ? 1 : 256, 256 };
+                if (global_only()) {
+                    shape[1] = 65536;
+                    shape[2] = shape[3] = 1;
+                }
+                const int lay = layout ? LAYOUT_CHANNELS_LAST : LAYOUT_ROWMAJOR;
+                make_view(&r, &tc.gi, (poolgrad_dtype)dt, 4, 2, shape, lay, false);
+                make_view(&r, &tc.go, (poolgrad_dtype)dt, 4, 2, shape, lay, false);
+                tc.ref = tc.gi;
+                tc.ref.buf = pgt_alloc((poolgrad_dtype)dt, tc.gi.buf.numel);
+                tc.ref.t.storage = tc.ref.buf.data;
+                uint16_t *g = (uint16_t *)tc.go.t.storage + tc.go.t.offset;
+                for (int64_t i = 0; i < 65536; i++) /* both layouts are dense here: element i = pattern i */
+                    g[i] = (uint16_t)i;
+                CA_ASSERT(poolgrad_plan_create(&tc.pa, &tc.go.t, &tc.gi.t, &tc.plan) == POOLGRAD_OK, "plan_create");
+                tc.ref_problem = tc.plan->problem;
+                tc.ref_problem.gi = (char *)tc.ref.buf.data + tc.gi.t.offset * (int64_t)tc.gi.buf.es;
+                snprintf(tc.desc, sizeof tc.desc, "all %s patterns / %lld, %s", dtype_name((poolgrad_dtype)dt),
+                         (long long)divisors[di], layout_names[lay]);
+                poolgrad_reference(&tc.ref_problem);
+                check_kernels(&r, &tc);
+                free_case(&tc);
+            }
+}
+
+/* Default random cases per (op, dtype) of each family test (--cases / POOLGRAD_CHECKASM_CASES replace them). */
+static const struct { int sd; poolgrad_dtype dt; int cases; } random_parts[] = {
+    { 2, POOLGRAD_F32, 1500 }, { 2, POOLGRAD_F16, 800 }, { 2, POOLGRAD_BF16, 800 },
+    { 3, POOLGRAD_F32, 800 }, { 3, POOLGRAD_F16, 500 }, { 3, POOLGRAD_BF16, 500 },
+};
+
+static void run_family(const char *family)
+{
+    cur_family = family;
+    memset(ran_count, 0, sizeof ran_count);
+    memset(mismatch_count, 0, sizeof mismatch_count);
+    int random_cases = 0;
+    for (size_t i = 0; i < sizeof random_parts / sizeof random_parts[0]; i++) {
+        part_random(random_parts[i].sd, random_parts[i].dt, random_parts[i].cases);
+        random_cases += ca_cases(random_parts[i].cases);
+    }
+    part_vector_widths();
+    part_special_values(400);
+    part_empty_grad_output();
+    part_conversions_exhaustive();
+
+    char line[512];
+    int n = snprintf(line, sizeof line, "%s: cases per kernel:", family ? family : "reference");
+    for (size_t i = 0; i < NKERNELS; i++)
+        if (in_scope(all_kernels[i]) && cpu_runs(all_kernels[i])) {
+            n += snprintf(line + n, sizeof line - (size_t)n, " %s=%d", all_kernels[i]->name, ran_count[i]);
+            if (mismatch_count[i])
+                n += snprintf(line + n, sizeof line - (size_t)n, " (%d FAILED)", mismatch_count[i]);
+            CA_EXPECT(random_cases < 100 || ran_count[i] > 0, "family %s, isa %s: kernel %s was never exercised",
+                      family ? family : "-", poolgrad_isa_name(all_kernels[i]->isa), all_kernels[i]->name);
+        }
+    ca_note("%s", line);
+    for (size_t i = 0; i < NKERNELS; i++)
+        if (mismatch_count[i])
+            ca_note("FAILED: family %s, isa %s (kernel %s): %d of %d cases differ from the reference",
+                    family ? family : "reference", poolgrad_isa_name(all_kernels[i]->isa), all_kernels[i]->name,
+                    mismatch_count[i], ran_count[i]);
+    cur_family = NULL;
+}
+
+#define FAMILY_TEST(f) static void test_##f(void) { run_family(#f); }
+FAMILY_TEST(global)
+FAMILY_TEST(nchw)
+FAMILY_TEST(nchw_b)
+FAMILY_TEST(nchw_q)
+FAMILY_TEST(nhwc)
+FAMILY_TEST(nhwc_b)
+FAMILY_TEST(nhwc_q)
+#undef FAMILY_TEST
+
+/* The reference kernel itself over random work splits (its rows are independent) vs the whole problem. */
+static void test_reference(void) { run_family(NULL); }
+
+/* ------------------------------------------------------------------ public path: ISA, caps, threads */
+
+#if defined(__aarch64__)
+static const char *const caps[] = { "scalar", "neon", "auto" };
+#else
+static const char *const caps[] = { "scalar", "sse2", "avx2", "avx512", "neon", "auto" };
+#endif
+#define NCAPS (sizeof caps / sizeof caps[0])
+
+/* ISA of a dispatched kernel, from its name "avgpool2d_bwd_f32__<isa>_<family>" */
+static poolgrad_isa isa_of_name(const char *name)
+{
+    const char *p = strstr(name, "__");
+    if (!p)
+        return POOLGRAD_ISA_SCALAR;
+    for (size_t i = 0; i < NKERNELS; i++) {
+        if (strcmp(p + 2, all_kernels[i]->name) == 0)
+            return all_kernels[i]->isa;
+    }
+    return POOLGRAD_ISA_SCALAR;
+}
+
+/* The ISA detected through CPUID (no cap) is POOLGRAD_EXPECT_ISA when that is set: proves CPUID-driven
+ * selection under qemu's CPU models. */
+static void test_isa_detection(void)
+{
+    poolgrad_set_thread_isa_cap("auto");
+    const poolgrad_isa active = poolgrad_active_isa();
+    poolgrad_set_thread_isa_cap(NULL);
+    const char *detected = poolgrad_isa_name(active);
+    const char *expect = getenv("POOLGRAD_EXPECT_ISA");
+    ca_note("detected ISA %s (no cap)%s%s; process cap POOLGRAD_ISA=%s, active %s", detected,
+            expect && *expect ? ", POOLGRAD_EXPECT_ISA=" : "", expect && *expect ? expect : "",
+            getenv("POOLGRAD_ISA") ? getenv("POOLGRAD_ISA") : "(unset)", poolgrad_isa_name(poolgrad_active_isa()));
+    CA_EXPECT(active == poolgrad_cpu_isa(), "active ISA without cap %s, CPU's best built ISA %s", detected,
+              poolgrad_isa_name(poolgrad_cpu_isa()));
+    CA_EXPECT(!expect || !*expect || strcmp(expect, detected) == 0, "detected ISA %s, POOLGRAD_EXPECT_ISA=%s",
+              detected, expect);
+}
+
+static void test_isa_caps_and_threads(void)
+{
+    pgt_rng r = rng_for("isa_caps_and_threads");
+    const int cpu_level = poolgrad_isa_level(poolgrad_cpu_isa());
+    int plans[NCAPS] = { 0 }, at_best[NCAPS] = { 0 };
+    for (int c = 0; c < ca_cases(150); c++) {
         tcase tc;
         poolgrad_dtype dt = (poolgrad_dtype)(c % 3);
         int gl = (int)(pgt_next(&r) % LAYOUT_COUNT);
-        if (!make_case(&r, &tc, 2 + (c / 3) % 2, dt, gl, gl, false)) {
+        if (!make_case(&r, &tc, 2 + (c / 3) % 2, dt, gl, gl, false, false)) {
             c--;
             continue;
         }
-        for (size_t ci = 0; ci < sizeof caps / sizeof caps[0]; ci++) {
-            setenv("POOLGRAD_ISA", caps[ci], 1);
+        for (size_t ci = 0; ci < NCAPS; ci++) {
+            poolgrad_set_thread_isa_cap(caps[ci]);
             poolgrad_plan *plan;
-            cr_assert_eq(poolgrad_plan_create(&tc.pa, &tc.go.t, &tc.gi.t, &plan), POOLGRAD_OK);
+            poolgrad_status st = poolgrad_plan_create(&tc.pa, &tc.go.t, &tc.gi.t, &plan);
+            poolgrad_set_thread_isa_cap(NULL);
+            CA_ASSERT(st == POOLGRAD_OK, "cap %s: plan_create: %s", caps[ci], poolgrad_status_string(st));
             const char *name = poolgrad_plan_kernel_name(plan);
-            if (strcmp(caps[ci], "scalar") == 0 && tc.plan->kernel)
-                cr_assert(strstr(name, "__scalar") != NULL, "cap scalar chose %s", name);
+            int cap_level = poolgrad_isa_cap_level(caps[ci]);
+            int max_level = cap_level < cpu_level ? cap_level : cpu_level;
+            if (tc.plan->kernel) {
+                poolgrad_isa isa = isa_of_name(name);
+                CA_EXPECT(poolgrad_isa_level(isa) <= max_level, "cap %s chose %s (above the cap or the CPU)", caps[ci], name);
+                if (strcmp(caps[ci], "scalar") == 0)
+                    CA_EXPECT(strstr(name, "__scalar") != NULL, "cap scalar chose %s", name);
+                plans[ci]++;
+                at_best[ci] += poolgrad_isa_level(isa) == max_level;
+            }
             size_t wsz = poolgrad_plan_workspace_size(plan);
             void *ws = wsz ? malloc(wsz) : NULL;
             for (int threads = 1; threads <= 2; threads++) {
                 reset_output(&tc);
-                cr_assert_eq(poolgrad_execute(plan, ws, wsz, threads), POOLGRAD_OK);
+                ca_set_context("%s (cap %s, %d threads) on %s", name, caps[ci], threads, tc.desc);
+                CA_ASSERT(poolgrad_execute(plan, ws, wsz, threads) == POOLGRAD_OK, "execute");
                 char who[128];
                 snprintf(who, sizeof who, "%s (cap %s, %d threads)", name, caps[ci], threads);
                 expect_same(&tc, who);
             }
+            ca_set_context(NULL);
             free(ws);
             poolgrad_plan_destroy(plan);
         }
         free_case(&tc);
     }
-    if (saved)
-        setenv("POOLGRAD_ISA", saved_buf, 1);
-    else
-        unsetenv("POOLGRAD_ISA");
+    char line[512];
+    int n = snprintf(line, sizeof line, "dispatch: plans on a kernel of the cap's (or the CPU's) level:");
+    for (size_t ci = 0; ci < NCAPS; ci++)
+        n += snprintf(line + n, sizeof line - (size_t)n, " %s %d/%d", caps[ci], at_best[ci], plans[ci]);
+    ca_note("%s", line);
 }
 
 /* Large enough that several threads really split the rows (chunks of several rows each); under every
  * ISA cap the CPU can run, so the result never depends on which ISA is the host's best. */
-Test(checkasm, threads_large, .timeout = 300)
+static void test_threads_large(void)
 {
-    pgt_rng r = { pgt_seed("checkasm threads_large", 0x7447u) };
-    const char *saved = getenv("POOLGRAD_ISA");
-    char saved_buf[64] = "";
-    if (saved)
-        snprintf(saved_buf, sizeof saved_buf, "%s", saved);
-    const int cpu_level = poolgrad_isa_level(cpu_isa());
+    pgt_rng r = rng_for("threads_large");
+    const int cpu_level = poolgrad_isa_level(poolgrad_cpu_isa());
     int compared = 0;
     for (int c = 0; c < 6; c++) {
         poolgrad_dtype dt = (poolgrad_dtype)(c % 3);
@@ -525,7 +726,7 @@ Test(checkasm, threads_large, .timeout = 300)
         const int64_t *shape = sd == 2 ? shape2 : shape3;
         int rank = sd + 2;
         int64_t oshape[5];
-        cr_assert_eq(poolgrad_output_shape(&pa, rank, shape, oshape), POOLGRAD_OK);
+        CA_ASSERT(poolgrad_output_shape(&pa, rank, shape, oshape) == POOLGRAD_OK, "output shape");
         for (int layout = 0; layout < 2; layout++) {
             view gi, go;
             make_view(&r, &gi, dt, rank, sd, shape, layout ? LAYOUT_CHANNELS_LAST : LAYOUT_ROWMAJOR, false);
@@ -534,37 +735,40 @@ Test(checkasm, threads_large, .timeout = 300)
                 pgt_store(dt, go.buf.data, i, pgt_value(&r, true));
             /* the reference, in its own sentinel storage laid out like gradInput's */
             poolgrad_plan *ref_plan;
-            setenv("POOLGRAD_ISA", "scalar", 1);
-            cr_assert_eq(poolgrad_plan_create(&pa, &go.t, &gi.t, &ref_plan), POOLGRAD_OK);
+            CA_ASSERT(poolgrad_plan_create(&pa, &go.t, &gi.t, &ref_plan) == POOLGRAD_OK, "plan_create");
             poolgrad_problem ref = ref_plan->problem;
             pgt_buffer rb = pgt_alloc(dt, gi.buf.numel);
             ref.gi = (char *)rb.data + gi.t.offset * (int64_t)gi.buf.es;
             poolgrad_reference(&ref);
             poolgrad_plan_destroy(ref_plan);
-            for (size_t ci = 0; ci < sizeof caps / sizeof caps[0]; ci++) {
+            for (size_t ci = 0; ci < NCAPS; ci++) {
                 const int level = poolgrad_isa_cap_level(caps[ci]);
                 if (level > cpu_level && strcmp(caps[ci], "auto") != 0)
                     continue; /* the CPU cannot run it: the cap would only repeat a lower one */
-                setenv("POOLGRAD_ISA", caps[ci], 1);
+                poolgrad_set_thread_isa_cap(caps[ci]);
                 poolgrad_plan *plan;
-                cr_assert_eq(poolgrad_plan_create(&pa, &go.t, &gi.t, &plan), POOLGRAD_OK);
+                poolgrad_status st = poolgrad_plan_create(&pa, &go.t, &gi.t, &plan);
+                poolgrad_set_thread_isa_cap(NULL);
+                CA_ASSERT(st == POOLGRAD_OK, "cap %s: plan_create", caps[ci]);
                 size_t wsz = poolgrad_plan_workspace_size(plan);
                 void *ws = wsz ? malloc(wsz) : NULL;
                 static const int thread_counts[] = { 1, 2, 3, 7 };
                 for (size_t ti = 0; ti < sizeof thread_counts / sizeof thread_counts[0]; ti++) {
                     for (size_t i = 0; i < ((size_t)gi.buf.numel + 2 * PGT_GUARD) * gi.buf.es; i++)
                         gi.buf.raw[i] = pgt_sentinel_byte(i);
-                    cr_assert_eq(poolgrad_execute(plan, ws, wsz, thread_counts[ti]), POOLGRAD_OK);
+                    ca_set_context("%s (cap %s, %d threads)", poolgrad_plan_kernel_name(plan), caps[ci], thread_counts[ti]);
+                    CA_ASSERT(poolgrad_execute(plan, ws, wsz, thread_counts[ti]) == POOLGRAD_OK, "execute");
                     int64_t e = pgt_first_difference(&gi.buf, &rb);
                     if (e != PGT_NO_DIFFERENCE) {
                         uint32_t va = 0, vb = 0;
                         memcpy(&va, gi.buf.raw + (size_t)(e + PGT_GUARD) * gi.buf.es, gi.buf.es);
                         memcpy(&vb, rb.raw + (size_t)(e + PGT_GUARD) * gi.buf.es, gi.buf.es);
-                        cr_assert_fail("%s (cap %s, %d threads): storage element %lld is 0x%x, reference 0x%x",
-                                       poolgrad_plan_kernel_name(plan), caps[ci], thread_counts[ti], (long long)e, va, vb);
+                        CA_EXPECT(false, "%s (cap %s, %d threads): storage element %lld is 0x%x, reference 0x%x",
+                                  poolgrad_plan_kernel_name(plan), caps[ci], thread_counts[ti], (long long)e, va, vb);
                     }
                     compared++;
                 }
+                ca_set_context(NULL);
                 free(ws);
                 poolgrad_plan_destroy(plan);
             }
@@ -573,74 +777,227 @@ Test(checkasm, threads_large, .timeout = 300)
             pgt_free(&go.buf);
         }
     }
-    cr_log_info("threads_large: %d runs byte-identical to the reference", compared);
-    if (saved)
-        setenv("POOLGRAD_ISA", saved_buf, 1);
-    else
-        unsetenv("POOLGRAD_ISA");
+    ca_note("threads_large: %d runs (every cap the CPU runs, 1/2/3/7 threads) compared with the reference", compared);
 }
 
-/* An empty gradOutput (out size 0) fills +0.0 and never reads gradOutput; the zero-fill plan too. */
-Test(checkasm, empty_grad_output)
+/* ------------------------------------------------------------------ --bench */
+
+typedef struct bench_problem {
+    const char *label;
+    int sd;
+    int64_t shape[5];
+    int64_t k[3], s[3], p[3];
+    bool global; /* the global family's problems (one window over the input), only for it */
+} bench_problem;
+
+static const bench_problem bench_problems[] = {
+    { "2d_8x64x56x56_k3s2p1", 2, { 8, 64, 56, 56 }, { 3, 3 }, { 2, 2 }, { 1, 1 }, false },
+    { "2d_8x64x56x56_k2s2", 2, { 8, 64, 56, 56 }, { 2, 2 }, { 2, 2 }, { 0, 0 }, false },
+    { "3d_1x32x16x56x56_k3s2p1", 3, { 1, 32, 16, 56, 56 }, { 3, 3, 3 }, { 2, 2, 2 }, { 1, 1, 1 }, false },
+    { "2d_8x64x56x56_global", 2, { 8, 64, 56, 56 }, { 56, 56 }, { 56, 56 }, { 0, 0 }, true },
+    { "3d_1x32x16x56x56_global", 3, { 1, 32, 16, 56, 56 }, { 16, 56, 56 }, { 16, 56, 56 }, { 0, 0, 0 }, true },
+};
+#define NBENCH (sizeof bench_problems / sizeof bench_problems[0])
+
+static void run_whole(const poolgrad_kernel *k, const poolgrad_problem *pr, void *ws)
 {
-    pgt_rng r = { pgt_seed("checkasm empty_grad_output", 0xe0u) };
-    int per_kernel[NKERNELS] = { 0 };
-    for (int dt = 0; dt < 3; dt++)
+    if (k->prepare)
+        k->prepare(pr, ws, 0, k->prepare_items(pr));
+    k->run(pr, ws, 0, k->work_items(pr));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* CPU time of the calling thread: on a shared machine, time spent preempted does not count. */
+static double thread_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Median ns (thread CPU time) of one single-threaded run of the whole problem: at least 5 runs, more
+ * while under 0.2 s of CPU time, at most 41. */
+static double time_kernel(const poolgrad_kernel *k, const poolgrad_problem *pr, void *ws)
+{
+    double t[41];
+    int n = 0;
+    const double start = thread_seconds();
+    while (n < 41 && (n < 5 || thread_seconds() - start < 0.2)) {
+        const double t0 = thread_seconds();
+        run_whole(k, pr, ws);
+        t[n++] = (thread_seconds() - t0) * 1e9;
+    }
+    qsort(t, (size_t)n, sizeof t[0], cmp_double);
+    return t[n / 2];
+}
+
+typedef struct bench_result {
+    int family;     /* index into families[] */
+    int problem;    /* index into bench_problems[] */
+    poolgrad_dtype dt;
+    int layout;
+    const poolgrad_kernel *k;
+    double ns_per_elem, speedup;
+    bool exact;
+} bench_result;
+
+static bool family_selected(int f) { return !ca_opt.family || strcmp(ca_opt.family, families[f]) == 0; }
+
+static bool family_applies(int f, const bench_problem *bp, int layout)
+{
+    if (strcmp(families[f], "global") == 0)
+        return bp->global;
+    if (bp->global)
+        return false;
+    return layout == (strncmp(families[f], "nhwc", 4) == 0 ? LAYOUT_CHANNELS_LAST : LAYOUT_ROWMAJOR);
+}
+
+static int bench(void)
+{
+    enum { MAXRES = NBENCH * 3 * 2 * (NKERNELS + NFAMILIES) };
+    static bench_result res[MAXRES];
+    int nres = 0, mismatches = 0, timed = 0;
+    printf("# checkasm --bench: median CPU ns per gradInput element of one single-threaded run (prepare + run\n"
+           "# over all work items), speedup over the scalar reference (ref); every result verified byte-exact.\n"
+           "# CPU's best ISA: %s%s%s\n", poolgrad_isa_name(poolgrad_cpu_isa()),
+           getenv("POOLGRAD_ISA") ? ", kernels capped by POOLGRAD_ISA=" : "",
+           getenv("POOLGRAD_ISA") ? getenv("POOLGRAD_ISA") : "");
+    const double t_start = ca_now();
+    for (size_t bi = 0; bi < NBENCH; bi++) {
+        const bench_problem *bp = &bench_problems[bi];
         for (int layout = 0; layout < 2; layout++) {
-            tcase tc;
-            memset(&tc, 0, sizeof tc);
-            /* W = 1 with k = 3, p = 1, stride 1, floor: O = 1; use H = 1, k 4 p 1 ... simpler: the zero-fill plan */
-            int64_t shape[5] = { 2, 19, 3, 5, 17 };
-            make_view(&r, &tc.gi, (poolgrad_dtype)dt, 5, 3, shape, layout ? LAYOUT_CHANNELS_LAST : LAYOUT_GAPPED, false);
-            tc.ref = tc.gi;
-            tc.ref.buf = pgt_alloc((poolgrad_dtype)dt, tc.gi.buf.numel);
-            tc.ref.t.storage = tc.ref.buf.data;
-            cr_assert_eq(poolgrad_plan_create_zero_fill(&tc.gi.t, &tc.plan), POOLGRAD_OK);
-            tc.ref_problem = tc.plan->problem;
-            tc.ref_problem.gi = (char *)tc.ref.buf.data + tc.gi.t.offset * (int64_t)tc.gi.buf.es;
-            snprintf(tc.desc, sizeof tc.desc, "zero fill dt %d layout %d", dt, layout);
-            poolgrad_reference(&tc.ref_problem);
-            int ran = check_kernels(&r, &tc, per_kernel);
-            cr_assert(ran >= 1);
-            free_case(&tc);
-        }
-    report("checkasm empty_grad_output", per_kernel);
-}
-
-/*
- * Every f16 / bf16 bit pattern through every kernel: k = s = 1 (one term per element), divided by a few
- * divisors so that f32 -> f16/bf16 rounding (ties, subnormals, overflow, NaN quieting) is exercised on
- * quotients that are not representable, in both layouts.
- */
-Test(checkasm, conversions_exhaustive, .timeout = 300)
-{
-    pgt_rng r = { pgt_seed("checkasm conversions_exhaustive", 0xc0de16u) };
-    static const int64_t divisors[] = { 1, 3, -7, 10, 1000003, -65537 };
-    int per_kernel[NKERNELS] = { 0 };
-    for (int dt = 1; dt <= 2; dt++)
-        for (size_t di = 0; di < sizeof divisors / sizeof divisors[0]; di++)
-            for (int layout = 0; layout < 2; layout++) {
+            bool wanted = false;
+            for (int f = 0; f < (int)NFAMILIES; f++)
+                wanted |= family_selected(f) && family_applies(f, bp, layout);
+            if (!wanted)
+                continue;
+            for (int dti = 0; dti < 3; dti++) {
+                const poolgrad_dtype dt = (poolgrad_dtype)dti;
+                pgt_rng r = { ca_seed_for(bp->label) + (uint64_t)dti };
                 tcase tc;
                 memset(&tc, 0, sizeof tc);
-                tc.pa = pgt_params(2, 1, 1, 0, false, true, divisors[di]);
-                tc.rank = 4;
-                int64_t shape[4] = { 1, layout ? 256 : 1, layout ? 1 : 256, 256 };
-                make_view(&r, &tc.gi, (poolgrad_dtype)dt, 4, 2, shape, layout ? LAYOUT_CHANNELS_LAST : LAYOUT_ROWMAJOR, false);
-                make_view(&r, &tc.go, (poolgrad_dtype)dt, 4, 2, shape, layout ? LAYOUT_CHANNELS_LAST : LAYOUT_ROWMAJOR, false);
+                poolgrad_params pa = pgt_params(bp->sd, 1, 1, 0, false, true, 0);
+                for (int a = 0; a < bp->sd; a++) {
+                    pa.kernel[a] = bp->k[a];
+                    pa.stride[a] = bp->s[a];
+                    pa.padding[a] = bp->p[a];
+                }
+                const int rank = bp->sd + 2;
+                int64_t oshape[5];
+                CA_ASSERT(poolgrad_output_shape(&pa, rank, bp->shape, oshape) == POOLGRAD_OK, "%s: output shape", bp->label);
+                const int lay = layout ? LAYOUT_CHANNELS_LAST : LAYOUT_ROWMAJOR;
+                make_view(&r, &tc.gi, dt, rank, bp->sd, bp->shape, lay, false);
+                make_view(&r, &tc.go, dt, rank, bp->sd, oshape, lay, false);
                 tc.ref = tc.gi;
-                tc.ref.buf = pgt_alloc((poolgrad_dtype)dt, tc.gi.buf.numel);
+                tc.ref.buf = pgt_alloc(dt, tc.gi.buf.numel);
                 tc.ref.t.storage = tc.ref.buf.data;
-                uint16_t *g = (uint16_t *)tc.go.t.storage + tc.go.t.offset;
-                for (int64_t i = 0; i < 65536; i++) /* both layouts are dense here: element i = pattern i */
-                    g[i] = (uint16_t)i;
-                cr_assert_eq(poolgrad_plan_create(&tc.pa, &tc.go.t, &tc.gi.t, &tc.plan), POOLGRAD_OK);
+                for (int64_t i = 0; i < tc.go.buf.numel; i++)
+                    pgt_store(dt, tc.go.buf.data, i, pgt_value(&r, false));
+                CA_ASSERT(poolgrad_plan_create(&pa, &tc.go.t, &tc.gi.t, &tc.plan) == POOLGRAD_OK, "%s: plan_create", bp->label);
                 tc.ref_problem = tc.plan->problem;
                 tc.ref_problem.gi = (char *)tc.ref.buf.data + tc.gi.t.offset * (int64_t)tc.gi.buf.es;
-                snprintf(tc.desc, sizeof tc.desc, "all %s patterns / %lld, layout %d", dt == 1 ? "f16" : "bf16",
-                         (long long)divisors[di], layout);
+                snprintf(tc.desc, sizeof tc.desc, "bench %s %s %s", bp->label, dtype_name(dt), layout_names[lay]);
                 poolgrad_reference(&tc.ref_problem);
-                check_kernels(&r, &tc, per_kernel);
+                const poolgrad_problem *pr = &tc.plan->problem;
+                int64_t numel = 1;
+                for (int d = 0; d < rank; d++)
+                    numel *= bp->shape[d];
+                /* the reference kernel's time, then every kernel of a selected family that applies */
+                double ref_ns = 0;
+                for (size_t n = 0; n < NKERNELS; n++) {
+                    const poolgrad_kernel *k = all_kernels[(n + NKERNELS - 1) % NKERNELS]; /* the reference (last) first */
+                    const char *fam = family_of(k);
+                    int f = -1;
+                    for (int j = 0; fam && j < (int)NFAMILIES; j++)
+                        if (strcmp(fam, families[j]) == 0)
+                            f = j;
+                    if (fam && (f < 0 || !family_selected(f) || !family_applies(f, bp, layout)))
+                        continue;
+                    if (!cpu_runs(k) || !k->supports(pr))
+                        continue;
+                    size_t wsz = k->workspace_size ? k->workspace_size(pr) : 0;
+                    void *ws = wsz ? malloc(wsz) : NULL;
+                    reset_output(&tc);
+                    ca_set_context("bench: %s on %s", k->name, tc.desc);
+                    run_whole(k, pr, ws);
+                    const bool exact = pgt_guards_intact(&tc.gi.buf) && pgt_first_difference(&tc.gi.buf, &tc.ref.buf) == PGT_NO_DIFFERENCE;
+                    const double ns = time_kernel(k, pr, ws);
+                    ca_set_context(NULL);
+                    free(ws);
+                    timed++;
+                    if (!fam) {
+                        ref_ns = ns;
+                        if (!exact) {
+                            printf("FAIL: the reference kernel differs from poolgrad_reference on %s\n", tc.desc);
+                            mismatches++;
+                        }
+                        /* one reference row per family that applies */
+                        for (int j = 0; j < (int)NFAMILIES; j++)
+                            if (family_selected(j) && family_applies(j, bp, layout) && nres < MAXRES)
+                                res[nres++] = (bench_result){ j, (int)bi, dt, lay, k, ns / (double)numel, 1.0, exact };
+                        continue;
+                    }
+                    mismatches += !exact;
+                    if (nres < MAXRES)
+                        res[nres++] = (bench_result){ f, (int)bi, dt, lay, k, ns / (double)numel, ref_ns > 0 ? ref_ns / ns : 0, exact };
+                }
                 free_case(&tc);
             }
-    report("checkasm conversions_exhaustive", per_kernel);
+        }
+    }
+    /* dav1d's layout: one line per kernel, grouped by family and problem, the reference first */
+    for (int f = 0; f < (int)NFAMILIES; f++) {
+        if (!family_selected(f))
+            continue;
+        printf("%s:\n", families[f]);
+        for (int i = 0; i < nres; i++) {
+            const bench_result *b = &res[i];
+            if (b->family != f)
+                continue;
+            char name[128];
+            snprintf(name, sizeof name, "%s_%s_%s_%s", bench_problems[b->problem].label, dtype_name(b->dt),
+                     layout_names[b->layout], family_of(b->k) ? poolgrad_isa_name(b->k->isa) : "ref");
+            printf("  %-44s %8.3f ns/elem (%6.2fx)%s\n", name, b->ns_per_elem, b->speedup,
+                   b->exact ? "" : "  MISMATCH: differs from the reference");
+        }
+    }
+    printf("# checkasm --bench: %d kernel timings, %d mismatches, %.1f s\n", timed, mismatches, ca_now() - t_start);
+    return mismatches;
+}
+
+/* ------------------------------------------------------------------ the tests */
+
+static const ca_test tests[] = {
+    { "isa_detection", NULL, test_isa_detection },
+    { "reference", NULL, test_reference },
+    { "global", "global", test_global },
+    { "nchw", "nchw", test_nchw },
+    { "nchw_b", "nchw_b", test_nchw_b },
+    { "nchw_q", "nchw_q", test_nchw_q },
+    { "nhwc", "nhwc", test_nhwc },
+    { "nhwc_b", "nhwc_b", test_nhwc_b },
+    { "nhwc_q", "nhwc_q", test_nhwc_q },
+    { "isa_caps_and_threads", NULL, test_isa_caps_and_threads },
+    { "threads_large", NULL, test_threads_large },
+};
+
+static void print_header(void)
+{
+    char line[512];
+    int n = snprintf(line, sizeof line, "# kernels called directly:");
+    for (size_t i = 0; i < NKERNELS; i++)
+        if (cpu_runs(all_kernels[i]))
+            n += snprintf(line + n, sizeof line - (size_t)n, " %s", all_kernels[i]->name);
+    printf("%s\n# CPU's best ISA %s; POOLGRAD_ISA at start: %s\n", line, poolgrad_isa_name(poolgrad_cpu_isa()),
+           getenv("POOLGRAD_ISA") ? getenv("POOLGRAD_ISA") : "(unset)");
+}
+
+int main(int argc, char **argv)
+{
+    return ca_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]), bench, print_header);
 }
