@@ -446,9 +446,22 @@ int main(int argc, char **argv)
         printf("caches (cpu0): %s | %s, governor %s | ISA detected %s%s%s\n", caches, freq, ctx.governor,
                ctx.isa_detected, ctx.isa_cap_env[0] ? ", POOLGRAD_ISA=" : "", ctx.isa_cap_env);
     }
+    if (!o.dump) { /* the per-lane costs of the limit, at the width of every ISA asked for */
+        for (int i = 0; i < o.n_isas; i++)
+            roof_costs_for(granted_isa(o.isas[i]));
+        for (int i = 0; i < n_roof; i++) {
+            char d[256];
+            roof_describe(d, sizeof d, &roof_table[i]);
+            printf("per-lane costs measured now (in-cache loops, fastest of 9 batches): %s\n", d);
+        }
+    }
     printf("time = median of the timed reps; GB/s = (gradOutput + gradInput bytes) / time; %%mcpy = GB/s / memcpy GB/s "
            "(memcpy of gradInput's size at the row's thread count,\n       repeated inside one parallel region so "
            "that thread start-up is not timed, same run);\n");
+    printf("limit = max(memory: (gradOutput + gradInput bytes) / memcpy GB/s of the row; arithmetic: (gradOutput "
+           "elements x (widen+)div + terms x add+load\n        + gradInput elements x narrow) / "
+           "threads, priced with the per-lane costs above of the ISA that ran);\n        a term = one (gradInput "
+           "element, window covering it) pair, counted exactly; by = the larger part; %%lim = limit / time;\n");
     if (o.sweep)
         printf("ns/elem = time per gradInput element; the scalar reference (multi-threaded) is used for the check only.\n");
     else

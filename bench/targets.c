@@ -8,7 +8,7 @@
 
 #include "bench.h"
 
-target targets[8];
+target targets[16];
 int n_targets;
 
 static target *add_target(const char *name)
