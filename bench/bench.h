@@ -269,8 +269,8 @@ double loadavg1(void);
 /* ------------------------------------------------------------------ targets (targets.c) */
 
 typedef struct target {
-    char name[96];
-    char value[160];
+    char name[128];
+    char value[320];
     const char *status; /* "PASS", "MISS", "n/a" */
 } target;
 

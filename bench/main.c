@@ -71,6 +71,21 @@
  *              already does, at most 4096). memcpy time = the median over the reps of these
  *              measurements; memcpy_inner is in CSV/JSON. A small buffer thus gives its in-cache copy
  *              bandwidth at that thread count.
+ *     limit    the model's lower bound on this row's time on this CPU (roofline.c): the larger of
+ *                memory      (gradOutput + gradInput bytes) / the memcpy GB/s of %memcpy above (same size,
+ *                            same thread count, same run)
+ *                arithmetic  ( gradOutput elements x div[dtype]    load, f16/bf16 widening, IEEE f32 division
+ *                            + terms x addload                   one load + one f32 add per term
+ *                            + gradInput elements x narrow[dtype] ) / threads     f16/bf16 narrowing + store
+ *              a term is a (gradInput element, window covering it) pair, counted exactly from the geometry
+ *              (per axis the windows clipped to the input, multiplied over the axes, times N*C; CSV/JSON
+ *              "terms"). The per-lane costs are measured at start-up by small in-cache loops at the vector
+ *              width of each ISA asked for (GCC vector types under target attributes, -ffp-contract=off: no
+ *              FMA; the exact integer conversion sequences, no F16C), the fastest of 9 batches; the heading
+ *              and the JSON context ("roofline") print them, and a row uses those of the ISA that ran.
+ *     by       which part is larger: mem or arith (CSV/JSON: limit_bound, and every part in seconds:
+ *              limit_memory_s, limit_div_s, limit_addload_s, limit_convert_s, limit_arith_s, limit_s)
+ *     %lim     limit / time (frac_limit): 100% would be a kernel at the limit
  *     ref      the scalar golden reference: a plan created with POOLGRAD_ISA=scalar, at the row's thread
  *              count. It is slow, so it is timed with few repetitions (1 on big cases; see ref_reps in
  *              CSV/JSON). x_ref = ref time / poolgrad time.
@@ -93,7 +108,12 @@
  *   oneDNN's implementation string (e.g. jit:avx512_core, or simple_nchw:any when oneDNN has no JIT path
  *   for that problem and layout — the output says so).
  *   At the end a "targets" block evaluates the performance targets on the rows that were run (standard
- *   suite only; the --quick and --problem sizes say nothing about them). The sweep's reference runs
+ *   suite only; the --quick and --problem sizes say nothing about them), each PASS/MISS with the measured
+ *   figure, on the rows of 1 thread unless stated: every row >= 50% of its limit and the geomean >= 70%;
+ *   ahead of oneDNN (f32, and bf16 where it has an implementation) by a geomean >= 2x and no row below 1.2x;
+ *   ahead of PyTorch (--torch) by >= 1.5x on every row; f16/bf16 <= 0.6x the f32 time on the memory-bound
+ *   rows (k <= s, global); 2 threads >= 1.7x one thread on the rows one thread runs below 50% of memcpy;
+ *   the memory-bound rows >= 70% of memcpy; the best ISA >= 4x the scalar reference (geomean, f32). The sweep's reference runs
  *   multi-threaded, for the check only (no ref column).
  *   Exit status: 0 all rows verified, 1 any FAIL (listed at the end), 2 usage/setup error.
  *
@@ -107,6 +127,7 @@
  * FILES (one concern each; bench.h lists what they share)
  *   main.c      options and the loop              cases.c     suites, sweep, --problem descriptors
  *   run.c       one row: plans, timing, checks    timing.c    clock, medians, the memcpy limit
+ *   roofline.c  the limit: memory vs arithmetic, the per-lane costs measured at start-up
  *   peer.h      the side-by-side library: peer_onednn.c, or peer_none.c without oneDNN
  *   report.c    table, CSV, JSON, Markdown        env.c       the machine (CPU, caches, frequency, ISA)
  *   targets.c   PASS/MISS verdicts                compare.c   --compare OLD.json
