@@ -216,6 +216,8 @@ extern int n_roof;
 const roof_costs *roof_costs_for(const char *isa);
 /* the exact number of (gradInput element, covering window) pairs of the group's problem */
 int64_t roof_terms(const group *g);
+/* roof_terms' count against a brute-force one on small geometries (--selftest) */
+bool selftest_roofline(void);
 /* fill the limit fields of a timed row (needs bytes, memcpy_gbs, t_pg, isa, threads) */
 void roof_row(row *r, const group *g);
 /* "avx512, 16 f32 lanes: div ..., add+load ... ns per lane" */

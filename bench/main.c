@@ -230,6 +230,7 @@ static void parse_args(int argc, char **argv, options *o)
             bool ok = selftest_isa_label();
             ok &= selftest_problems();
             ok &= selftest_json();
+            ok &= selftest_roofline();
             printf("selftest: %s\n", ok ? "ok" : "FAIL");
             exit(ok ? 0 : 1);
         } else if (!strcmp(a, "--problem")) {

@@ -28,7 +28,7 @@
  *   narrow   f32 -> f16 on the normal range (rebias, round to nearest even) and f32 -> bf16 complete (round
  *            to nearest even, canonical NaN), each with its f32 load and 16-bit store
  *   Written with GCC vector types at the ISA's width (SSE2 16 bytes, AVX2 32, AVX-512 64 via function target
- *   attributes; scalar: one-lane vectors), compiled with -ffp-contract=off (no FMA), no F16C/AVX512-BF16
+ *   attributes; scalar: plain C with vectorization off), compiled with -ffp-contract=off (no FMA), no F16C/AVX512-BF16
  *   instructions: only what reproduces the library's conversions bit for bit on every input.
  */
 #define _GNU_SOURCE
@@ -54,9 +54,6 @@ static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
  * Each function runs `passes` passes over the buffers.
  */
 #define ROOF_LOOPS(S, VB, ATTR)                                                                                   \
-    typedef float vf_##S __attribute__((vector_size(VB)));                                                      \
-    typedef uint32_t vu_##S __attribute__((vector_size(VB)));                                                   \
-    typedef uint16_t vh_##S __attribute__((vector_size((VB) / 2)));                                             \
     enum { VL_##S = (VB) / 4 };                                                                                  \
     ATTR __attribute__((noinline)) static void roof_div_##S(int passes)                                          \
     {                                                                                                            \
@@ -96,8 +93,8 @@ static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
         vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
         for (int p = 0; p < passes; p++) {                                                                      \
             for (int i = 0; i < ROOF_LANES / VL_##S; i++) {                                                     \
-                vu_##S u = __builtin_convertvector(h[i], vu_##S);                                              \
-                y[i] = (vf_##S)((((u & 0x7fff) << 13) + 0x38000000) | ((u & 0x8000) << 16)) / d;               \
+                vu_##S u = CVT_##S(h[i], vu_##S);                                                               \
+                y[i] = ASF_##S((((u & 0x7fff) << 13) + 0x38000000) | ((u & 0x8000) << 16)) / d;                \
             }                                                                                                    \
             barrier();                                                                                           \
         }                                                                                                        \
@@ -109,7 +106,7 @@ static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
         vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
         for (int p = 0; p < passes; p++) {                                                                      \
             for (int i = 0; i < ROOF_LANES / VL_##S; i++)                                                       \
-                y[i] = (vf_##S)(__builtin_convertvector(h[i], vu_##S) << 16) / d;                              \
+                y[i] = ASF_##S(CVT_##S(h[i], vu_##S) << 16) / d;                                               \
             barrier();                                                                                           \
         }                                                                                                        \
     }                                                                                                            \
@@ -121,7 +118,7 @@ static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
             for (int i = 0; i < ROOF_LANES / VL_##S; i++) {                                                     \
                 vu_##S u = x[i], r = (u & 0x7fffffff) - 0x38000000;                                             \
                 r = ((r + 0xfff + ((r >> 13) & 1)) >> 13) | ((u >> 16) & 0x8000);                               \
-                h[i] = __builtin_convertvector(r, vh_##S);                                                     \
+                h[i] = CVT_##S(r, vh_##S);                                                                      \
             }                                                                                                    \
             barrier();                                                                                           \
         }                                                                                                        \
@@ -132,9 +129,9 @@ static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
         vh_##S *h = (vh_##S *)(void *)roof_h;                                                                  \
         for (int p = 0; p < passes; p++) {                                                                      \
             for (int i = 0; i < ROOF_LANES / VL_##S; i++) {                                                     \
-                vu_##S u = x[i], nan = (vu_##S)((u & 0x7fffffff) > 0x7f800000);                                 \
+                vu_##S u = x[i], nan = MASK_##S((u & 0x7fffffff) > 0x7f800000);                                \
                 vu_##S r = (u + 0x7fff + ((u >> 16) & 1)) >> 16;                                                \
-                h[i] = __builtin_convertvector((nan & 0x7fc0) | (~nan & r), vh_##S);                           \
+                h[i] = CVT_##S((nan & 0x7fc0) | (~nan & r), vh_##S);                                            \
             }                                                                                                    \
             barrier();                                                                                           \
         }                                                                                                        \
@@ -149,12 +146,50 @@ typedef struct roof_fns {
     roof_loop div, addload, widen_f16, narrow_f16, widen_bf16, narrow_bf16;
 } roof_fns;
 
+/*
+ * The types of one width S and its helpers: CVT_S (lane-wise u16 <-> u32), MASK_S (a comparison as an all-ones
+ * lane mask), ASF_S (u32 bits as f32). Vectors: GCC vector types; scalar: plain C types (GCC keeps one-lane
+ * vectors in memory, which would price the scalar ISA by store forwarding).
+ */
+#define ROOF_VEC_TYPES(S, VB)                                                                                     \
+    typedef float vf_##S __attribute__((vector_size(VB)));                                                      \
+    typedef uint32_t vu_##S __attribute__((vector_size(VB)));                                                   \
+    typedef uint16_t vh_##S __attribute__((vector_size((VB) / 2)));
+#define VCVT(x, T) __builtin_convertvector(x, T)
+typedef float vf_scalar;
+typedef uint32_t vu_scalar;
+typedef uint16_t vh_scalar;
+static inline float asf_scalar(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+#define CVT_scalar(x, T) ((T)(x))
+#define MASK_scalar(c) (-(uint32_t)(c))
+#define ASF_scalar(u) asf_scalar(u)
 ROOF_LOOPS(scalar, 4, __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))))
 #if defined(__x86_64__) || defined(__i386__)
+ROOF_VEC_TYPES(sse2, 16)
+ROOF_VEC_TYPES(avx2, 32)
+ROOF_VEC_TYPES(avx512, 64)
+#define CVT_sse2 VCVT
+#define CVT_avx2 VCVT
+#define CVT_avx512 VCVT
+#define MASK_sse2(c) ((vu_sse2)(c))
+#define MASK_avx2(c) ((vu_avx2)(c))
+#define MASK_avx512(c) ((vu_avx512)(c))
+#define ASF_sse2(u) ((vf_sse2)(u))
+#define ASF_avx2(u) ((vf_avx2)(u))
+#define ASF_avx512(u) ((vf_avx512)(u))
 ROOF_LOOPS(sse2, 16, __attribute__((target("sse2"))))
 ROOF_LOOPS(avx2, 32, __attribute__((target("avx2"))))
 ROOF_LOOPS(avx512, 64, __attribute__((target("avx512f,avx512bw,avx512vl"))))
 #else
+ROOF_VEC_TYPES(neon, 16)
+#define CVT_neon VCVT
+#define MASK_neon(c) ((vu_neon)(c))
+#define ASF_neon(u) ((vf_neon)(u))
 ROOF_LOOPS(neon, 16, )
 #endif
 
@@ -225,25 +260,101 @@ const roof_costs *roof_costs_for(const char *isa)
     return c;
 }
 
+/* the terms of one axis: the windows clipped to the input, summed over the output positions */
+static int64_t axis_terms(int64_t I, int64_t O, int64_t k, int64_t s, int64_t p)
+{
+    int64_t t = 0;
+    for (int64_t o = 0; o < O; o++) {
+        int64_t b = o * s - p, e = b + k;
+        if (b < 0)
+            b = 0;
+        if (e > I)
+            e = I;
+        if (e > b)
+            t += e - b;
+    }
+    return t;
+}
+
+static int64_t terms_of(int sd, int64_t nc, const int64_t *I, const int64_t *O, const int64_t *k, const int64_t *s,
+                        const int64_t *p)
+{
+    int64_t terms = nc;
+    for (int a = 0; a < sd; a++)
+        terms *= axis_terms(I[a], O[a], k[a], s[a], p[a]);
+    return terms;
+}
+
 int64_t roof_terms(const group *g)
 {
     const bench_case *bc = g->bc;
-    int64_t terms = g->gi_shape[0] * g->gi_shape[1];
-    for (int a = 0; a < bc->sd; a++) {
-        const int64_t I = g->gi_shape[2 + a], O = g->go_shape[2 + a], k = bc->k[a], s = bc->s[a], p = bc->p[a];
-        int64_t t = 0;
-        for (int64_t o = 0; o < O; o++) {
-            int64_t b = o * s - p, e = b + k;
-            if (b < 0)
-                b = 0;
-            if (e > I)
-                e = I;
-            if (e > b)
-                t += e - b;
+    return terms_of(bc->sd, g->gi_shape[0] * g->gi_shape[1], g->gi_shape + 2, g->go_shape + 2, bc->k, bc->s, bc->p);
+}
+
+/* the term count against a brute-force count (every window, every input element inside it) */
+bool selftest_roofline(void)
+{
+    static const struct {
+        int sd;
+        int64_t in[3], k[3], s[3], p[3];
+        bool ceil;
+    } t[] = {
+        { 2, { 35, 35 }, { 3, 3 }, { 1, 1 }, { 1, 1 }, false },     /* inception: 103 per axis */
+        { 2, { 56, 56 }, { 3, 3 }, { 2, 2 }, { 1, 1 }, false },     /* resnet */
+        { 2, { 9, 8 }, { 2, 2 }, { 2, 2 }, { 0, 0 }, false },
+        { 2, { 7, 7 }, { 7, 7 }, { 7, 7 }, { 0, 0 }, false },       /* global */
+        { 2, { 10, 10 }, { 3, 3 }, { 2, 2 }, { 0, 0 }, true },      /* ceil overhang */
+        { 2, { 9, 8 }, { 3, 2 }, { 2, 1 }, { 1, 0 }, false },
+        { 3, { 8, 15, 13 }, { 3, 3, 3 }, { 1, 1, 1 }, { 1, 1, 1 }, true },
+        { 3, { 6, 14, 33 }, { 3, 3, 3 }, { 2, 2, 2 }, { 1, 1, 1 }, false },
+        { 2, { 11, 11 }, { 5, 4 }, { 3, 3 }, { 2, 1 }, true },
+        { 2, { 8, 8 }, { 2, 2 }, { 3, 3 }, { 0, 0 }, false },       /* k < s: uncovered elements */
+    };
+    bool ok = true;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        poolgrad_params prm;
+        memset(&prm, 0, sizeof prm);
+        prm.spatial_dims = t[i].sd;
+        prm.ceil_mode = t[i].ceil;
+        prm.count_include_pad = true;
+        for (int a = 0; a < t[i].sd; a++) {
+            prm.kernel[a] = t[i].k[a];
+            prm.stride[a] = t[i].s[a];
+            prm.padding[a] = t[i].p[a];
         }
-        terms *= t;
+        int64_t shape[5] = { 1, 1, t[i].in[0], t[i].in[1], t[i].in[2] }, oshape[5];
+        if (poolgrad_output_shape(&prm, 2 + t[i].sd, shape, oshape) != POOLGRAD_OK) {
+            printf("selftest roof_terms case %zu: output shape refused\n", i);
+            ok = false;
+            continue;
+        }
+        int64_t O[3] = { 1, 1, 1 }, I[3] = { 1, 1, 1 };
+        for (int a = 0; a < t[i].sd; a++) {
+            O[a] = oshape[2 + a];
+            I[a] = t[i].in[a];
+        }
+        int64_t brute = 0;
+        for (int64_t o0 = 0; o0 < O[0]; o0++)
+            for (int64_t o1 = 0; o1 < O[1]; o1++)
+                for (int64_t o2 = 0; o2 < O[2]; o2++)
+                    for (int64_t x0 = 0; x0 < I[0]; x0++)
+                        for (int64_t x1 = 0; x1 < I[1]; x1++)
+                            for (int64_t x2 = 0; x2 < I[2]; x2++) {
+                                const int64_t o[3] = { o0, o1, o2 }, x[3] = { x0, x1, x2 };
+                                bool in = true;
+                                for (int a = 0; a < t[i].sd; a++)
+                                    in &= x[a] >= o[a] * t[i].s[a] - t[i].p[a] &&
+                                          x[a] < o[a] * t[i].s[a] - t[i].p[a] + t[i].k[a];
+                                brute += in;
+                            }
+        int64_t got = terms_of(t[i].sd, 3, I, O, t[i].k, t[i].s, t[i].p);
+        if (got != 3 * brute) {
+            printf("selftest roof_terms case %zu: %lld terms, brute force %lld\n", i, (long long)got,
+                   (long long)(3 * brute));
+            ok = false;
+        }
     }
-    return terms;
+    return ok;
 }
 
 void roof_row(row *r, const group *g)
