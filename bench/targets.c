@@ -236,8 +236,10 @@ void evaluate_targets(void)
 
 void print_targets(FILE *f)
 {
-    fprintf(f, "\ntargets, on the rows of this run with isa %s (%s on %s):\n", target_isa, granted_isa(target_isa),
-            cpu_name);
+    const char *granted = granted_isa(target_isa);
+    const bool capped = strcmp(target_isa, "auto") && strcmp(granted, ctx.isa_detected);
+    fprintf(f, "\ntargets, on the rows of this run with isa %s (%s on %s%s%s):\n", target_isa, granted, cpu_name,
+            capped ? "; capped figures: this CPU has " : "", capped ? ctx.isa_detected : "");
     for (int i = 0; i < n_targets; i++)
         fprintf(f, "  [%-4s] %s\n         %s\n", targets[i].status, targets[i].name, targets[i].value);
 }
