@@ -222,9 +222,9 @@ static void write_json_context(FILE *f)
         const roof_costs *c = &roof_table[i];
         fprintf(f, "%s\n      {\"isa\": ", i ? "," : "");
         json_str(f, c->isa);
-        fprintf(f, ", \"f32_lanes\": %d, \"div_f32\": %.6g, \"widen_div_f16\": %.6g, \"widen_div_bf16\": %.6g, "
+        fprintf(f, ", \"vector_bytes\": %d, \"f32_lanes\": %d, \"div_f32\": %.6g, \"widen_div_f16\": %.6g, \"widen_div_bf16\": %.6g, "
                    "\"addload\": %.6g, \"narrow_f16\": %.6g, \"narrow_bf16\": %.6g}",
-                c->lanes, c->div[POOLGRAD_F32], c->div[POOLGRAD_F16], c->div[POOLGRAD_BF16], c->addload,
+                4 * c->lanes, c->lanes, c->div[POOLGRAD_F32], c->div[POOLGRAD_F16], c->div[POOLGRAD_BF16], c->addload,
                 c->narrow[POOLGRAD_F16], c->narrow[POOLGRAD_BF16]);
     }
     fprintf(f, "%s]}\n  }", n_roof ? "\n    " : "");
