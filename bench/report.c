@@ -104,7 +104,9 @@ static void json_num(FILE *f, double v)
 
 static const char *csv_header =
     "case,op,dtype,layout,threads,isa,isa_requested,kernel,gi_numel,go_numel,bytes,reps,time_s,time_min_s,gbs,memcpy_time_s,memcpy_gbs,memcpy_inner,"
-    "frac_memcpy,terms,limit_isa,limit_memory_s,limit_div_s,limit_addload_s,limit_convert_s,limit_arith_s,limit_s,limit_bound,frac_limit,ns_per_elem,ref_time_s,ref_reps,speedup_vs_ref,onednn_time_s,onednn_time_min_s,speedup_vs_onednn,onednn_impl,"
+    "frac_memcpy,terms,limit_isa,limit_memory_s,limit_div_s,limit_addload_s,limit_convert_s,limit_arith_s,limit_s,"
+    "limit_bound,frac_limit,ns_per_elem,ref_time_s,ref_reps,speedup_vs_ref,onednn_time_s,onednn_time_min_s,"
+    "speedup_vs_onednn,onednn_impl,"
     "onednn_max_abs_err,onednn_note,torch_time_s,speedup_vs_torch,torch_check,verified,check\n";
 
 static void csv_num(FILE *f, double v)
@@ -215,15 +217,15 @@ static void write_json_context(FILE *f)
     json_num_or_unknown(f, ctx.freq_hw_max_mhz);
     fprintf(f, "},\n    \"roofline\": {\"model\": ");
     json_str(f, "limit = max(memory: (gradOutput + gradInput bytes) / memcpy bandwidth of the row; arithmetic: "
-                "(go_numel * div[dtype] + terms * addload + gi_numel * narrow[dtype]) / threads), ns per lane of the ISA "
-                "that ran; div[f16/bf16] includes the widening");
+                "(go_numel * div[dtype] + terms * addload + gi_numel * narrow[dtype]) / threads), ns per lane of "
+                "the ISA that ran; div[f16/bf16] includes the widening");
     fprintf(f, ", \"ns_per_lane\": [");
     for (int i = 0; i < n_roof; i++) {
         const roof_costs *c = &roof_table[i];
         fprintf(f, "%s\n      {\"isa\": ", i ? "," : "");
         json_str(f, c->isa);
-        fprintf(f, ", \"vector_bytes\": %d, \"f32_lanes\": %d, \"div_f32\": %.6g, \"widen_div_f16\": %.6g, \"widen_div_bf16\": %.6g, "
-                   "\"addload\": %.6g, \"narrow_f16\": %.6g, \"narrow_bf16\": %.6g}",
+        fprintf(f, ", \"vector_bytes\": %d, \"f32_lanes\": %d, \"div_f32\": %.6g, \"widen_div_f16\": %.6g, "
+                   "\"widen_div_bf16\": %.6g, \"addload\": %.6g, \"narrow_f16\": %.6g, \"narrow_bf16\": %.6g}",
                 4 * c->lanes, c->lanes, c->div[POOLGRAD_F32], c->div[POOLGRAD_F16], c->div[POOLGRAD_BF16], c->addload,
                 c->narrow[POOLGRAD_F16], c->narrow[POOLGRAD_BF16]);
     }
@@ -346,7 +348,8 @@ void write_md(const char *path, const options *o, bool dnnl)
         roof_describe(d, sizeof d, &roof_table[i]);
         fprintf(f, "Per-lane costs (%s).  \n", d);
     }
-    fprintf(f, "\n| case | op | dtype | layout | thr | kernel | time | GB/s | %% memcpy | limit | bound | %% limit | %s |%s%s check |\n",
+    fprintf(f, "\n| case | op | dtype | layout | thr | kernel | time | GB/s | %% memcpy | limit | bound | %% limit | %s "
+               "|%s%s check |\n",
             o->sweep ? "ns/elem" : "ref | x ref", dnnl ? " oneDNN | x oneDNN | oneDNN impl |" : "",
             report_torch ? " PyTorch | x PyTorch |" : "");
     fprintf(f, "|---|---|---|---|--:|---|--:|--:|--:|--:|---|--:|--:|%s%s%s---|\n", o->sweep ? "" : "--:|",

@@ -376,8 +376,8 @@ void roof_row(row *r, const group *g)
 void roof_describe(char *buf, size_t n, const roof_costs *c)
 {
     snprintf(buf, n,
-             "%s, %d-byte vectors (%d f32 lane%s): div f32 %.4f, f16 widen+div %.4f, bf16 widen+div %.4f; add+load %.4f; narrow f16 %.4f, "
-             "bf16 %.4f ns per lane",
-             c->isa, 4 * c->lanes, c->lanes, c->lanes == 1 ? "" : "s", c->div[POOLGRAD_F32], c->div[POOLGRAD_F16], c->div[POOLGRAD_BF16], c->addload,
-             c->narrow[POOLGRAD_F16], c->narrow[POOLGRAD_BF16]);
+             "%s, %d-byte vectors (%d f32 lane%s): div f32 %.4f, f16 widen+div %.4f, bf16 widen+div %.4f; "
+             "add+load %.4f; narrow f16 %.4f, bf16 %.4f ns per lane",
+             c->isa, 4 * c->lanes, c->lanes, c->lanes == 1 ? "" : "s", c->div[POOLGRAD_F32], c->div[POOLGRAD_F16],
+             c->div[POOLGRAD_BF16], c->addload, c->narrow[POOLGRAD_F16], c->narrow[POOLGRAD_BF16]);
 }
