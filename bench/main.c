@@ -189,6 +189,8 @@ static void usage(FILE *f)
           "                     --json T.json; poolgrad_bench OPTS --torch T.json\n"
           "  --selftest         check the benchmark's own logic (ISA labels, descriptors, JSON) and exit\n"
           "  --help             this text\n"
+          "Every row shows its limit (the larger of the memory time at the row's memcpy bandwidth and the\n"
+          "arithmetic time at per-lane costs measured at start-up; bench/roofline.c) and %lim = limit / time.\n"
           "Exit status: 0 all verified, 1 a verification FAIL, 2 usage or setup error.\n",
           f);
 }
