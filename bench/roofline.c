@@ -28,8 +28,10 @@
  *   narrow   f32 -> f16 on the normal range (rebias, round to nearest even) and f32 -> bf16 complete (round
  *            to nearest even, canonical NaN), each with its f32 load and 16-bit store
  *   Written with GCC vector types at the ISA's width (SSE2 16 bytes, AVX2 32, AVX-512 64 via function target
- *   attributes; scalar: plain C with vectorization off), compiled with -ffp-contract=off (no FMA), no F16C/AVX512-BF16
- *   instructions: only what reproduces the library's conversions bit for bit on every input.
+ *   attributes; scalar: plain C with vectorization off), compiled with -ffp-contract=off (no FMA), no F16C or
+ *   AVX512-BF16 instructions: only what reproduces the library's conversions bit for bit on every input.
+ *   (objdump of roofline.c.o: vdivps/vaddps on zmm for avx512, ymm for avx2, divss/addss for scalar, one
+ *   pass per iteration of the outer loop.)
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -143,7 +145,7 @@ static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
 typedef void (*roof_loop)(int passes);
 typedef struct roof_fns {
     int lanes;
-    roof_loop div, addload, widen_f16, narrow_f16, widen_bf16, narrow_bf16;
+    roof_loop div, addload, widen_div_f16, narrow_f16, widen_div_bf16, narrow_bf16;
 } roof_fns;
 
 /*
@@ -253,9 +255,9 @@ const roof_costs *roof_costs_for(const char *isa)
     c->div[POOLGRAD_F32] = per_lane(fn->div, ROOF_LANES);
     c->addload = per_lane(fn->addload, ROOF_LANES);
     c->narrow[POOLGRAD_F32] = 0;
-    c->div[POOLGRAD_F16] = per_lane(fn->widen_f16, ROOF_LANES);
+    c->div[POOLGRAD_F16] = per_lane(fn->widen_div_f16, ROOF_LANES);
     c->narrow[POOLGRAD_F16] = per_lane(fn->narrow_f16, ROOF_LANES);
-    c->div[POOLGRAD_BF16] = per_lane(fn->widen_bf16, ROOF_LANES);
+    c->div[POOLGRAD_BF16] = per_lane(fn->widen_div_bf16, ROOF_LANES);
     c->narrow[POOLGRAD_BF16] = per_lane(fn->narrow_bf16, ROOF_LANES);
     return c;
 }

@@ -132,7 +132,8 @@ void evaluate_targets(void)
     }
     /* 4. f16/bf16 time <= 0.6 x f32 time on the memory-bound rows (k <= s, global) */
     {
-        target *t = add_target("f16/bf16 time <= 0.6x the f32 time on the memory-bound rows (k <= s, global; 1 thread)");
+        target *t =
+            add_target("f16/bf16 time <= 0.6x the f32 time on the memory-bound rows (k <= s, global; 1 thread)");
         double mx = 0, lg = 0;
         int n = 0;
         const row *worst = NULL;
@@ -159,7 +160,8 @@ void evaluate_targets(void)
     }
     /* 5. 2 threads >= 1.7x one thread where one thread runs below 50% of the memory limit */
     {
-        target *t = add_target("2 threads >= 1.7x one thread on the rows one thread runs below 50% of the memory limit");
+        target *t =
+            add_target("2 threads >= 1.7x one thread on the rows one thread runs below 50% of the memory limit");
         double mn = INFINITY, lg = 0;
         int n = 0, skipped = 0;
         const row *worst = NULL;
