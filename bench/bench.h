@@ -4,6 +4,7 @@
  *
  *   cases.c    the standard suite, the --quick and --sweep problem lists
  *   timing.c   the clock, medians, the memcpy reference copy
+ *   roofline.c the limit of a row: memory time vs the arithmetic the contract needs, per-lane costs
  *   peer.h     the side-by-side library (peer_onednn.c, or peer_none.c when built without oneDNN)
  *   run.c      one row: plans, warm-up, timed repetitions, verification against the scalar reference
  *   report.c   the table on stdout, CSV, JSON, Markdown
@@ -98,6 +99,11 @@ typedef struct row {
     double gbs;
     double t_memcpy, memcpy_gbs, frac_memcpy;
     int memcpy_inner;  /* copies per memcpy measurement (memcpy_limit_time) */
+    /* the limit (roofline.c): seconds; t_limit = max(t_lim_mem, t_lim_arith), frac_limit = t_limit / t_pg */
+    int64_t terms;     /* (gradInput element, covering window) pairs */
+    double t_lim_mem, t_lim_div, t_lim_add, t_lim_conv, t_lim_arith, t_limit, frac_limit;
+    bool arith_bound;  /* the arithmetic time is the larger */
+    char limit_isa[12]; /* the per-lane costs used: those of the ISA that ran */
     double t_ref;      /* NAN if not timed */
     int ref_reps;
     double x_ref;
@@ -162,6 +168,8 @@ void kernel_isa(const char *kernel, char *out, size_t out_size);
 bool isa_label(const char *requested, const char *kernel, const char *granted, char *label, size_t label_size,
                char *why, size_t why_size);
 bool selftest_isa_label(void);
+/* poolgrad_active_isa()'s name under POOLGRAD_ISA cap `isa` (NULL or "auto": the environment's) */
+const char *granted_isa(const char *isa);
 /* Remember the POOLGRAD_ISA of the environment (restored after every plan made under a cap). */
 void isa_env_save(void);
 void isa_env_free(void);
@@ -190,6 +198,30 @@ double memcpy_limit_time(char *dst, const char *src, size_t bytes, int threads, 
 #define MEMCPY_INNER_MAX 4096
 #define MEMCPY_SAMPLES 32
 int memcpy_limit_inner(double t_one_copy);
+
+/* ------------------------------------------------------------------ the limit (roofline.c) */
+
+/* per-lane costs in ns, measured on this CPU at the vector width of `isa` (in-cache loops) */
+typedef struct roof_costs {
+    char isa[12];
+    int lanes;                 /* f32 lanes per vector */
+    double div[3];             /* by poolgrad_dtype: load, widen (f16/bf16), an IEEE f32 division, store */
+    double addload;            /* one load + one f32 add */
+    double narrow[3];          /* by poolgrad_dtype: f32 0; f16, bf16 the exact sequences with their stores */
+} roof_costs;
+
+extern roof_costs roof_table[8]; /* every ISA measured in this run, in order */
+extern int n_roof;
+/* the costs of ISA `isa` ("avx512", "avx2", "sse2", "neon"; anything else: scalar), measured on first use */
+const roof_costs *roof_costs_for(const char *isa);
+/* the exact number of (gradInput element, covering window) pairs of the group's problem */
+int64_t roof_terms(const group *g);
+/* roof_terms' count against a brute-force one on small geometries (--selftest) */
+bool selftest_roofline(void);
+/* fill the limit fields of a timed row (needs bytes, memcpy_gbs, t_pg, isa, threads) */
+void roof_row(row *r, const group *g);
+/* "avx512, 16 f32 lanes: div ..., add+load ... ns per lane" */
+void roof_describe(char *buf, size_t n, const roof_costs *c);
 
 /* ------------------------------------------------------------------ report (report.c) */
 
@@ -239,12 +271,12 @@ double loadavg1(void);
 /* ------------------------------------------------------------------ targets (targets.c) */
 
 typedef struct target {
-    char name[96];
-    char value[160];
+    char name[128];
+    char value[320];
     const char *status; /* "PASS", "MISS", "n/a" */
 } target;
 
-extern target targets[8];
+extern target targets[16];
 extern int n_targets;
 /* the targets are judged on the rows of this ISA (the first --isa of the list, default auto) */
 extern const char *target_isa;

@@ -4,7 +4,8 @@
  * Rows match on case, dtype, layout, threads and isa (the ISA that ran). A file written before rows were
  * labelled with the ISA that ran has no "isa_requested" and says e.g. "auto": its isa is then matched
  * against the cap this run asked for. For each matched row: the old and new poolgrad median times and
- * new/old (< 1: faster now), and the geomean of new/old over the matched rows.
+ * new/old (< 1: faster now), the % of the limit then and now ("-" for a file written before the limit was
+ * measured: no frac_limit), and the geomean of new/old over the matched rows.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -43,8 +44,10 @@ void compare_with(FILE *f, const char *old_json)
             jv_str(doc, "cpu", "cpu unknown"));
     if (strcmp(jv_str(doc, "cpu", ""), cpu_name))
         fprintf(f, "  note: recorded on another CPU (%s); this one is %s\n", jv_str(doc, "cpu", "unknown"), cpu_name);
-    fprintf(f, "  %-22s %-9s %-4s %-5s %3s %-6s %10s %10s %8s  %s\n", "case", "op", "type", "lay", "thr", "isa",
-            "old", "new", "new/old", "old check");
+    fprintf(f, "  %-22s %-9s %-4s %-5s %3s %-6s %10s %10s %8s %6s %6s  %s\n", "case", "op", "type", "lay", "thr", "isa",
+            "old", "new", "new/old", "%lim", "%lim", "old check");
+    fprintf(f, "  %-22s %-9s %-4s %-5s %3s %-6s %10s %10s %8s %6s %6s\n", "", "", "", "", "", "", "", "", "", "old",
+            "new");
     char *used = calloc((size_t)orows->n + 1, 1);
     if (!used)
         die("out of memory");
@@ -82,8 +85,16 @@ void compare_with(FILE *f, const char *old_json)
                 worst = r;
             }
         }
-        fprintf(f, "  %-22s %-9s %-4s %-5s %3d %-6s %10s %10s %8s  %s\n", r->case_name, r->op, r->dtype, r->layout,
-                r->threads, r->isa, a, b, c, jv_str(o, "check", "?"));
+        /* % of the limit: an old file from before the limit has none ("-") */
+        char lo[16], ln[16];
+        double fl_old = jv_num(o, "frac_limit");
+        if (isnan(fl_old))
+            snprintf(lo, sizeof lo, "-");
+        else
+            snprintf(lo, sizeof lo, "%.0f%%", 100 * fl_old);
+        snprintf(ln, sizeof ln, "%.0f%%", 100 * r->frac_limit);
+        fprintf(f, "  %-22s %-9s %-4s %-5s %3d %-6s %10s %10s %8s %6s %6s  %s\n", r->case_name, r->op, r->dtype,
+                r->layout, r->threads, r->isa, a, b, c, lo, ln, jv_str(o, "check", "?"));
     }
     int only_old = 0;
     for (int j = 0; j < orows->n; j++)

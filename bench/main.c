@@ -71,6 +71,21 @@
  *              already does, at most 4096). memcpy time = the median over the reps of these
  *              measurements; memcpy_inner is in CSV/JSON. A small buffer thus gives its in-cache copy
  *              bandwidth at that thread count.
+ *     limit    the model's lower bound on this row's time on this CPU (roofline.c): the larger of
+ *                memory      (gradOutput + gradInput bytes) / the memcpy GB/s of %memcpy above (same size,
+ *                            same thread count, same run)
+ *                arithmetic  ( gradOutput elements x div[dtype]    load, f16/bf16 widening, IEEE f32 division
+ *                            + terms x addload                   one load + one f32 add per term
+ *                            + gradInput elements x narrow[dtype] ) / threads     f16/bf16 narrowing + store
+ *              a term is a (gradInput element, window covering it) pair, counted exactly from the geometry
+ *              (per axis the windows clipped to the input, multiplied over the axes, times N*C; CSV/JSON
+ *              "terms"). The per-lane costs are measured at start-up by small in-cache loops at the vector
+ *              width of each ISA asked for (GCC vector types under target attributes, -ffp-contract=off: no
+ *              FMA; the exact integer conversion sequences, no F16C), the fastest of 9 batches; the heading
+ *              and the JSON context ("roofline") print them, and a row uses those of the ISA that ran.
+ *     by       which part is larger: mem or arith (CSV/JSON: limit_bound, and every part in seconds:
+ *              limit_memory_s, limit_div_s, limit_addload_s, limit_convert_s, limit_arith_s, limit_s)
+ *     %lim     limit / time (frac_limit): 100% would be a kernel at the limit
  *     ref      the scalar golden reference: a plan created with POOLGRAD_ISA=scalar, at the row's thread
  *              count. It is slow, so it is timed with few repetitions (1 on big cases; see ref_reps in
  *              CSV/JSON). x_ref = ref time / poolgrad time.
@@ -93,8 +108,13 @@
  *   oneDNN's implementation string (e.g. jit:avx512_core, or simple_nchw:any when oneDNN has no JIT path
  *   for that problem and layout — the output says so).
  *   At the end a "targets" block evaluates the performance targets on the rows that were run (standard
- *   suite only; the --quick and --problem sizes say nothing about them). The sweep's reference runs
- *   multi-threaded, for the check only (no ref column).
+ *   suite only; the --quick and --problem sizes say nothing about them), each PASS/MISS with the measured
+ *   figure, on the rows of 1 thread unless stated: every row >= 50% of its limit and the geomean >= 70%;
+ *   ahead of oneDNN (f32, and bf16 where it has an implementation) by a geomean >= 2x and no row below 1.2x;
+ *   ahead of PyTorch (--torch) by >= 1.5x on every row; f16/bf16 <= 0.6x the f32 time on the memory-bound
+ *   rows (k <= s, global); 2 threads >= 1.7x one thread on the rows one thread runs below 50% of memcpy;
+ *   the memory-bound rows >= 70% of memcpy; the best ISA >= 4x the scalar reference (geomean, f32). The
+ *   sweep's reference runs multi-threaded, for the check only (no ref column).
  *   Exit status: 0 all rows verified, 1 any FAIL (listed at the end), 2 usage/setup error.
  *
  * BUILD
@@ -107,6 +127,7 @@
  * FILES (one concern each; bench.h lists what they share)
  *   main.c      options and the loop              cases.c     suites, sweep, --problem descriptors
  *   run.c       one row: plans, timing, checks    timing.c    clock, medians, the memcpy limit
+ *   roofline.c  the limit: memory vs arithmetic, the per-lane costs measured at start-up
  *   peer.h      the side-by-side library: peer_onednn.c, or peer_none.c without oneDNN
  *   report.c    table, CSV, JSON, Markdown        env.c       the machine (CPU, caches, frequency, ISA)
  *   targets.c   PASS/MISS verdicts                compare.c   --compare OLD.json
@@ -168,6 +189,8 @@ static void usage(FILE *f)
           "                     --json T.json; poolgrad_bench OPTS --torch T.json\n"
           "  --selftest         check the benchmark's own logic (ISA labels, descriptors, JSON) and exit\n"
           "  --help             this text\n"
+          "Every row shows its limit (the larger of the memory time at the row's memcpy bandwidth and the\n"
+          "arithmetic time at per-lane costs measured at start-up; bench/roofline.c) and %lim = limit / time.\n"
           "Exit status: 0 all verified, 1 a verification FAIL, 2 usage or setup error.\n",
           f);
 }
@@ -209,6 +232,7 @@ static void parse_args(int argc, char **argv, options *o)
             bool ok = selftest_isa_label();
             ok &= selftest_problems();
             ok &= selftest_json();
+            ok &= selftest_roofline();
             printf("selftest: %s\n", ok ? "ok" : "FAIL");
             exit(ok ? 0 : 1);
         } else if (!strcmp(a, "--problem")) {
@@ -453,9 +477,24 @@ int main(int argc, char **argv)
         printf("caches (cpu0): %s | %s, governor %s | ISA detected %s%s%s\n", caches, freq, ctx.governor,
                ctx.isa_detected, ctx.isa_cap_env[0] ? ", POOLGRAD_ISA=" : "", ctx.isa_cap_env);
     }
+    int n_roof_start = 0;
+    if (!o.dump) { /* the per-lane costs of the limit, at the width of every ISA asked for */
+        for (int i = 0; i < o.n_isas; i++)
+            roof_costs_for(granted_isa(o.isas[i]));
+        for (int i = 0; i < n_roof; i++) {
+            char d[256];
+            roof_describe(d, sizeof d, &roof_table[i]);
+            printf("per-lane costs measured now (in-cache loops, fastest of 9 batches): %s\n", d);
+        }
+        n_roof_start = n_roof;
+    }
     printf("time = median of the timed reps; GB/s = (gradOutput + gradInput bytes) / time; %%mcpy = GB/s / memcpy GB/s "
            "(memcpy of gradInput's size at the row's thread count,\n       repeated inside one parallel region so "
            "that thread start-up is not timed, same run);\n");
+    printf("limit = max(memory: (gradOutput + gradInput bytes) / memcpy GB/s of the row; arithmetic: (gradOutput "
+           "elements x (widen+)div + terms x add+load\n        + gradInput elements x narrow) / "
+           "threads, priced with the per-lane costs above of the ISA that ran);\n        a term = one (gradInput "
+           "element, window covering it) pair, counted exactly; by = the larger part; %%lim = limit / time;\n");
     if (o.sweep)
         printf("ns/elem = time per gradInput element; the scalar reference (multi-threaded) is used for the check only.\n");
     else
@@ -544,6 +583,27 @@ int main(int argc, char **argv)
         return fails ? 1 : 0;
     }
 
+    {
+        /* a row faster than its limit: the model is wrong there, say so rather than hide it */
+        int above = 0;
+        const row *first = NULL;
+        for (int i = 0; i < n_rows; i++)
+            if (rows[i].frac_limit > 1.05) {
+                if (!above++)
+                    first = &rows[i];
+            }
+        if (above)
+            printf("\nnote: %d row(s) ran faster than their limit (first: %s %s %s t%d, %.0f%%): the memory part "
+                   "prices every byte at the memcpy\n      bandwidth measured between the reps, and memcpy reads as "
+                   "much as it writes; a row that mostly writes (global) or\n      whose memcpy measurement was "
+                   "slowed by the machine's load can beat it. The limit is a model there, not a bound.\n",
+                   above, first->case_name, first->dtype, first->layout, first->threads, 100 * first->frac_limit);
+    }
+    for (int i = n_roof_start; i < n_roof; i++) { /* a plan ran a kernel of another ISA than the caps granted */
+        char d[256];
+        roof_describe(d, sizeof d, &roof_table[i]);
+        printf("\nper-lane costs measured during the run (a kernel of this ISA ran): %s\n", d);
+    }
     if (!o.sweep && !o.quick && !o.n_problems) { /* targets are about the standard suite, not tiny or own sizes */
         target_isa = o.isas[0];
         evaluate_targets();

@@ -26,8 +26,9 @@ bool report_torch;
 
 void print_header(FILE *f, bool sweep, bool dnnl)
 {
-    fprintf(f, "%-22s %-9s %-4s %-5s %3s %-6s %-34s %10s %7s %6s %10s %6s", "case", "op", "type", "lay", "thr",
-            "isa", "kernel", "time", "GB/s", "%mcpy", sweep ? "ns/elem" : "ref", sweep ? "" : "x_ref");
+    fprintf(f, "%-22s %-9s %-4s %-5s %3s %-6s %-34s %10s %7s %6s %10s %-5s %5s %10s %6s", "case", "op", "type", "lay",
+            "thr", "isa", "kernel", "time", "GB/s", "%mcpy", "limit", "by", "%lim", sweep ? "ns/elem" : "ref",
+            sweep ? "" : "x_ref");
     if (dnnl)
         fprintf(f, " %10s %6s %-18s", "onednn", "x_dnnl", "onednn_impl");
     if (report_torch)
@@ -49,8 +50,11 @@ void print_row(FILE *f, const row *r, bool dnnl)
         else
             snprintf(xr, sizeof xr, "%.2fx", r->x_ref);
     }
-    fprintf(f, "%-22s %-9s %-4s %-5s %3d %-6s %-34s %10s %7.2f %5.0f%% %10s %6s", r->case_name, r->op, r->dtype,
-            r->layout, r->threads, r->isa, r->kernel, tp, r->gbs, 100.0 * r->frac_memcpy, tr, xr);
+    char tl[24];
+    fmt_time(tl, sizeof tl, r->t_limit);
+    fprintf(f, "%-22s %-9s %-4s %-5s %3d %-6s %-34s %10s %7.2f %5.0f%% %10s %-5s %4.0f%% %10s %6s", r->case_name, r->op,
+            r->dtype, r->layout, r->threads, r->isa, r->kernel, tp, r->gbs, 100.0 * r->frac_memcpy, tl,
+            r->arith_bound ? "arith" : "mem", 100.0 * r->frac_limit, tr, xr);
     if (dnnl) {
         if (isnan(r->t_dnnl)) {
             snprintf(td, sizeof td, "n/a");
@@ -100,7 +104,9 @@ static void json_num(FILE *f, double v)
 
 static const char *csv_header =
     "case,op,dtype,layout,threads,isa,isa_requested,kernel,gi_numel,go_numel,bytes,reps,time_s,time_min_s,gbs,memcpy_time_s,memcpy_gbs,memcpy_inner,"
-    "frac_memcpy,ns_per_elem,ref_time_s,ref_reps,speedup_vs_ref,onednn_time_s,onednn_time_min_s,speedup_vs_onednn,onednn_impl,"
+    "frac_memcpy,terms,limit_isa,limit_memory_s,limit_div_s,limit_addload_s,limit_convert_s,limit_arith_s,limit_s,"
+    "limit_bound,frac_limit,ns_per_elem,ref_time_s,ref_reps,speedup_vs_ref,onednn_time_s,onednn_time_min_s,"
+    "speedup_vs_onednn,onednn_impl,"
     "onednn_max_abs_err,onednn_note,torch_time_s,speedup_vs_torch,torch_check,verified,check\n";
 
 static void csv_num(FILE *f, double v)
@@ -127,6 +133,15 @@ void write_csv(const char *path)
         csv_num(f, r->memcpy_gbs);
         fprintf(f, "%d,", r->memcpy_inner);
         csv_num(f, r->frac_memcpy);
+        fprintf(f, "%lld,%s,", (long long)r->terms, r->limit_isa);
+        csv_num(f, r->t_lim_mem);
+        csv_num(f, r->t_lim_div);
+        csv_num(f, r->t_lim_add);
+        csv_num(f, r->t_lim_conv);
+        csv_num(f, r->t_lim_arith);
+        csv_num(f, r->t_limit);
+        fprintf(f, "%s,", r->arith_bound ? "arith" : "memory");
+        csv_num(f, r->frac_limit);
         csv_num(f, r->ns_per_elem);
         csv_num(f, r->t_ref);
         fprintf(f, "%d,", r->ref_reps);
@@ -200,7 +215,21 @@ static void write_json_context(FILE *f)
     json_num_or_unknown(f, ctx.freq_max_mhz);
     fprintf(f, ", \"hw_max_mhz\": ");
     json_num_or_unknown(f, ctx.freq_hw_max_mhz);
-    fprintf(f, "}\n  }");
+    fprintf(f, "},\n    \"roofline\": {\"model\": ");
+    json_str(f, "limit = max(memory: (gradOutput + gradInput bytes) / memcpy bandwidth of the row; arithmetic: "
+                "(go_numel * div[dtype] + terms * addload + gi_numel * narrow[dtype]) / threads), ns per lane of "
+                "the ISA that ran; div[f16/bf16] includes the widening");
+    fprintf(f, ", \"ns_per_lane\": [");
+    for (int i = 0; i < n_roof; i++) {
+        const roof_costs *c = &roof_table[i];
+        fprintf(f, "%s\n      {\"isa\": ", i ? "," : "");
+        json_str(f, c->isa);
+        fprintf(f, ", \"vector_bytes\": %d, \"f32_lanes\": %d, \"div_f32\": %.6g, \"widen_div_f16\": %.6g, "
+                   "\"widen_div_bf16\": %.6g, \"addload\": %.6g, \"narrow_f16\": %.6g, \"narrow_bf16\": %.6g}",
+                4 * c->lanes, c->lanes, c->div[POOLGRAD_F32], c->div[POOLGRAD_F16], c->div[POOLGRAD_BF16], c->addload,
+                c->narrow[POOLGRAD_F16], c->narrow[POOLGRAD_BF16]);
+    }
+    fprintf(f, "%s]}\n  }", n_roof ? "\n    " : "");
 }
 
 void write_json(const char *path, const options *o)
@@ -252,6 +281,16 @@ void write_json(const char *path, const options *o)
         JN("memcpy_gbs", r->memcpy_gbs);
         fprintf(f, ", \"memcpy_inner\": %d", r->memcpy_inner);
         JN("frac_memcpy", r->frac_memcpy);
+        fprintf(f, ", \"terms\": %lld, \"limit_isa\": ", (long long)r->terms);
+        json_str(f, r->limit_isa);
+        JN("limit_memory_s", r->t_lim_mem);
+        JN("limit_div_s", r->t_lim_div);
+        JN("limit_addload_s", r->t_lim_add);
+        JN("limit_convert_s", r->t_lim_conv);
+        JN("limit_arith_s", r->t_lim_arith);
+        JN("limit_s", r->t_limit);
+        fprintf(f, ", \"limit_bound\": \"%s\"", r->arith_bound ? "arith" : "memory");
+        JN("frac_limit", r->frac_limit);
         JN("ns_per_elem", r->ns_per_elem);
         JN("ref_time_s", r->t_ref);
         fprintf(f, ", \"ref_reps\": %d", r->ref_reps);
@@ -304,16 +343,24 @@ void write_md(const char *path, const options *o, bool dnnl)
             cpu_name, max_threads(), datestr, __VERSION__, poolgrad_version_string(),
             poolgrad_isa_name(poolgrad_active_isa()), dnnl ? onednn_version : "off", load_start, caches, ctx.governor,
             cmdline);
-    fprintf(f, "| case | op | dtype | layout | thr | kernel | time | GB/s | %% memcpy | %s |%s%s check |\n",
+    for (int i = 0; i < n_roof; i++) {
+        char d[256];
+        roof_describe(d, sizeof d, &roof_table[i]);
+        fprintf(f, "Per-lane costs (%s).  \n", d);
+    }
+    fprintf(f, "\n| case | op | dtype | layout | thr | kernel | time | GB/s | %% memcpy | limit | bound | %% limit | %s "
+               "|%s%s check |\n",
             o->sweep ? "ns/elem" : "ref | x ref", dnnl ? " oneDNN | x oneDNN | oneDNN impl |" : "",
             report_torch ? " PyTorch | x PyTorch |" : "");
-    fprintf(f, "|---|---|---|---|--:|---|--:|--:|--:|--:|%s%s%s---|\n", o->sweep ? "" : "--:|",
+    fprintf(f, "|---|---|---|---|--:|---|--:|--:|--:|--:|---|--:|--:|%s%s%s---|\n", o->sweep ? "" : "--:|",
             dnnl ? "--:|--:|---|" : "", report_torch ? "--:|--:|" : "");
     for (int i = 0; i < n_rows; i++) {
         const row *r = &rows[i];
         fprintf(f, "| %s | %s | %s | %s | %d | `%s` |", r->case_name, r->op, r->dtype, r->layout, r->threads, r->kernel);
         md_time(f, r->t_pg);
         fprintf(f, " %.2f | %.0f%% |", r->gbs, 100 * r->frac_memcpy);
+        md_time(f, r->t_limit);
+        fprintf(f, " %s | %.0f%% |", r->arith_bound ? "arith" : "memory", 100 * r->frac_limit);
         if (o->sweep) {
             fprintf(f, " %.3f |", r->ns_per_elem);
         } else {

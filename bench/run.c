@@ -56,7 +56,7 @@ void isa_env_save(void)
 void isa_env_free(void) { free(saved_isa_env); }
 
 /* poolgrad_active_isa() under cap `isa` */
-static const char *granted_isa(const char *isa)
+const char *granted_isa(const char *isa)
 {
     set_isa(isa);
     const char *name = poolgrad_isa_name(poolgrad_active_isa());
@@ -401,6 +401,7 @@ void run_row(group *g, const run_cfg *rc, const options *o)
     r->memcpy_gbs = 2.0 * (double)g->gi_bytes / r->t_memcpy * 1e-9;
     r->frac_memcpy = r->gbs / r->memcpy_gbs;
     r->ns_per_elem = r->t_pg / (double)g->gi_numel * 1e9;
+    roof_row(r, g);
     if (dnnl_on)
         r->x_dnnl = r->t_dnnl / r->t_pg;
 

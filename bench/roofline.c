@@ -1,0 +1,385 @@
+/*
+ * roofline.c — the limit of a row: the larger of its memory time and the arithmetic time that poolgrad's
+ * exactness contract cannot avoid, with the arithmetic priced per lane by small in-cache loops measured on
+ * this CPU at start-up, at the vector width of the ISA that ran.
+ *
+ * THE MODEL
+ *   memory time      = (gradOutput bytes read + gradInput bytes written) / the row's memcpy bandwidth (the
+ *                      memcpy of a gradInput-sized buffer at the row's thread count, same run: timing.c)
+ *   arithmetic time  = ( go_numel x div(dtype)          per gradOutput element: its load, the f16/bf16
+ *                                                       widening, one IEEE f32 division, a store
+ *                      + terms    x addload             one load and one f32 add per term
+ *                      + gi_numel x narrow(dtype) )     f16/bf16: narrowing each gradInput element
+ *                      / threads
+ *   limit            = max(memory time, arithmetic time);  % of limit = limit / poolgrad time
+ *   A term is one (gradInput element, window covering it) pair: per spatial axis the window extents clipped
+ *   to the input, sum_o |[o*s - p, o*s - p + k) n [0, I)|, multiplied over the axes and by N*C — the exact
+ *   count for the geometry (ceil-mode windows included, padding excluded).
+ *
+ * THE PER-LANE COSTS (ns per lane; the fastest of ROOF_SAMPLES timed batches, ROOF_LANES floats = 8 KB per
+ *   buffer, in L1; each pass ends with a compiler memory barrier, so no pass is hoisted or deleted)
+ *   div      f32: y[i] = x[i] / d, d a run-time divisor (9, not a power of two: no multiply can replace
+ *            it); f16: y[i] = widen(h[i]) / d, widen on the normal range (and, shift, add, or: the data are
+ *            normal; subnormals, inf and NaN only cost more); bf16: y[i] = (h[i] << 16) / d (gradOutput values
+ *            only feed a division, which quiets a signalling NaN as the reference does). The widening is
+ *            priced fused with the division, as a kernel does it: it runs on other ports than the divider
+ *   addload  8 independent vector accumulators a_j += x[i + j]: one load and one add per lane, as many in
+ *            flight as the add latency needs
+ *   narrow   f32 -> f16 on the normal range (rebias, round to nearest even) and f32 -> bf16 complete (round
+ *            to nearest even, canonical NaN), each with its f32 load and 16-bit store
+ *   Written with GCC vector types at the ISA's width (SSE2 16 bytes, AVX2 32, AVX-512 64 via function target
+ *   attributes; scalar: plain C with vectorization off), compiled with -ffp-contract=off (no FMA), no F16C or
+ *   AVX512-BF16 instructions: only what reproduces the library's conversions bit for bit on every input.
+ *   (objdump of roofline.c.o: vdivps/vaddps on zmm for avx512, ymm for avx2, divss/addss for scalar, one
+ *   pass per iteration of the outer loop.)
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+#define ROOF_LANES 2048   /* floats per buffer: 8 KB, and 4 KB of 16-bit values */
+#define ROOF_SAMPLES 9
+#define ROOF_BATCH_S 4e-4 /* seconds per timed batch (passes chosen from one untimed pass) */
+
+static float roof_x[ROOF_LANES] __attribute__((aligned(64)));
+static float roof_y[ROOF_LANES] __attribute__((aligned(64)));
+static uint16_t roof_h[ROOF_LANES] __attribute__((aligned(64)));
+static volatile float roof_divisor = 9.0f;
+
+static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
+
+/*
+ * The five loops at one width. VB: vector bytes; ATTR: the function attributes (target ISA).
+ * Each function runs `passes` passes over the buffers.
+ */
+#define ROOF_LOOPS(S, VB, ATTR)                                                                                   \
+    enum { VL_##S = (VB) / 4 };                                                                                  \
+    ATTR __attribute__((noinline)) static void roof_div_##S(int passes)                                          \
+    {                                                                                                            \
+        const vf_##S d = (vf_##S){ 0 } + roof_divisor;                                                          \
+        const vf_##S *x = (const vf_##S *)(const void *)roof_x;                                                \
+        vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
+        for (int p = 0; p < passes; p++) {                                                                      \
+            for (int i = 0; i < ROOF_LANES / VL_##S; i++)                                                       \
+                y[i] = x[i] / d;                                                                                 \
+            barrier();                                                                                           \
+        }                                                                                                        \
+    }                                                                                                            \
+    ATTR __attribute__((noinline)) static void roof_addload_##S(int passes)                                      \
+    {                                                                                                            \
+        const vf_##S *x = (const vf_##S *)(const void *)roof_x;                                                \
+        vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
+        vf_##S a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, a4 = { 0 }, a5 = { 0 }, a6 = { 0 }, a7 = { 0 }; \
+        for (int p = 0; p < passes; p++) {                                                                      \
+            for (int i = 0; i < ROOF_LANES / VL_##S; i += 8) {                                                  \
+                a0 += x[i];                                                                                      \
+                a1 += x[i + 1];                                                                                  \
+                a2 += x[i + 2];                                                                                  \
+                a3 += x[i + 3];                                                                                  \
+                a4 += x[i + 4];                                                                                  \
+                a5 += x[i + 5];                                                                                  \
+                a6 += x[i + 6];                                                                                  \
+                a7 += x[i + 7];                                                                                  \
+            }                                                                                                    \
+            barrier();                                                                                           \
+        }                                                                                                        \
+        y[0] = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;                                                          \
+    }                                                                                                            \
+    ATTR __attribute__((noinline)) static void roof_widen_f16_##S(int passes)                                    \
+    {                                                                                                            \
+        const vf_##S d = (vf_##S){ 0 } + roof_divisor;                                                          \
+        const vh_##S *h = (const vh_##S *)(const void *)roof_h;                                                \
+        vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
+        for (int p = 0; p < passes; p++) {                                                                      \
+            for (int i = 0; i < ROOF_LANES / VL_##S; i++) {                                                     \
+                vu_##S u = CVT_##S(h[i], vu_##S);                                                               \
+                y[i] = ASF_##S((((u & 0x7fff) << 13) + 0x38000000) | ((u & 0x8000) << 16)) / d;                \
+            }                                                                                                    \
+            barrier();                                                                                           \
+        }                                                                                                        \
+    }                                                                                                            \
+    ATTR __attribute__((noinline)) static void roof_widen_bf16_##S(int passes)                                   \
+    {                                                                                                            \
+        const vf_##S d = (vf_##S){ 0 } + roof_divisor;                                                          \
+        const vh_##S *h = (const vh_##S *)(const void *)roof_h;                                                \
+        vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
+        for (int p = 0; p < passes; p++) {                                                                      \
+            for (int i = 0; i < ROOF_LANES / VL_##S; i++)                                                       \
+                y[i] = ASF_##S(CVT_##S(h[i], vu_##S) << 16) / d;                                               \
+            barrier();                                                                                           \
+        }                                                                                                        \
+    }                                                                                                            \
+    ATTR __attribute__((noinline)) static void roof_narrow_f16_##S(int passes)                                   \
+    {                                                                                                            \
+        const vu_##S *x = (const vu_##S *)(const void *)roof_x;                                                \
+        vh_##S *h = (vh_##S *)(void *)roof_h;                                                                  \
+        for (int p = 0; p < passes; p++) {                                                                      \
+            for (int i = 0; i < ROOF_LANES / VL_##S; i++) {                                                     \
+                vu_##S u = x[i], r = (u & 0x7fffffff) - 0x38000000;                                             \
+                r = ((r + 0xfff + ((r >> 13) & 1)) >> 13) | ((u >> 16) & 0x8000);                               \
+                h[i] = CVT_##S(r, vh_##S);                                                                      \
+            }                                                                                                    \
+            barrier();                                                                                           \
+        }                                                                                                        \
+    }                                                                                                            \
+    ATTR __attribute__((noinline)) static void roof_narrow_bf16_##S(int passes)                                  \
+    {                                                                                                            \
+        const vu_##S *x = (const vu_##S *)(const void *)roof_x;                                                \
+        vh_##S *h = (vh_##S *)(void *)roof_h;                                                                  \
+        for (int p = 0; p < passes; p++) {                                                                      \
+            for (int i = 0; i < ROOF_LANES / VL_##S; i++) {                                                     \
+                vu_##S u = x[i], nan = MASK_##S((u & 0x7fffffff) > 0x7f800000);                                \
+                vu_##S r = (u + 0x7fff + ((u >> 16) & 1)) >> 16;                                                \
+                h[i] = CVT_##S((nan & 0x7fc0) | (~nan & r), vh_##S);                                            \
+            }                                                                                                    \
+            barrier();                                                                                           \
+        }                                                                                                        \
+    }                                                                                                            \
+    static const roof_fns roof_fns_##S = { VL_##S,           roof_div_##S,         roof_addload_##S,           \
+                                           roof_widen_f16_##S, roof_narrow_f16_##S, roof_widen_bf16_##S,        \
+                                           roof_narrow_bf16_##S };
+
+typedef void (*roof_loop)(int passes);
+typedef struct roof_fns {
+    int lanes;
+    roof_loop div, addload, widen_div_f16, narrow_f16, widen_div_bf16, narrow_bf16;
+} roof_fns;
+
+/*
+ * The types of one width S and its helpers: CVT_S (lane-wise u16 <-> u32), MASK_S (a comparison as an all-ones
+ * lane mask), ASF_S (u32 bits as f32). Vectors: GCC vector types; scalar: plain C types (GCC keeps one-lane
+ * vectors in memory, which would price the scalar ISA by store forwarding).
+ */
+#define ROOF_VEC_TYPES(S, VB)                                                                                     \
+    typedef float vf_##S __attribute__((vector_size(VB)));                                                      \
+    typedef uint32_t vu_##S __attribute__((vector_size(VB)));                                                   \
+    typedef uint16_t vh_##S __attribute__((vector_size((VB) / 2)));
+#define VCVT(x, T) __builtin_convertvector(x, T)
+typedef float vf_scalar;
+typedef uint32_t vu_scalar;
+typedef uint16_t vh_scalar;
+static inline float asf_scalar(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+#define CVT_scalar(x, T) ((T)(x))
+#define MASK_scalar(c) (-(uint32_t)(c))
+#define ASF_scalar(u) asf_scalar(u)
+ROOF_LOOPS(scalar, 4, __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))))
+#if defined(__x86_64__) || defined(__i386__)
+ROOF_VEC_TYPES(sse2, 16)
+ROOF_VEC_TYPES(avx2, 32)
+ROOF_VEC_TYPES(avx512, 64)
+#define CVT_sse2 VCVT
+#define CVT_avx2 VCVT
+#define CVT_avx512 VCVT
+#define MASK_sse2(c) ((vu_sse2)(c))
+#define MASK_avx2(c) ((vu_avx2)(c))
+#define MASK_avx512(c) ((vu_avx512)(c))
+#define ASF_sse2(u) ((vf_sse2)(u))
+#define ASF_avx2(u) ((vf_avx2)(u))
+#define ASF_avx512(u) ((vf_avx512)(u))
+ROOF_LOOPS(sse2, 16, __attribute__((target("sse2"))))
+ROOF_LOOPS(avx2, 32, __attribute__((target("avx2"))))
+ROOF_LOOPS(avx512, 64, __attribute__((target("avx512f,avx512bw,avx512vl"))))
+#else
+ROOF_VEC_TYPES(neon, 16)
+#define CVT_neon VCVT
+#define MASK_neon(c) ((vu_neon)(c))
+#define ASF_neon(u) ((vf_neon)(u))
+ROOF_LOOPS(neon, 16, )
+#endif
+
+static const roof_fns *fns_for(const char *isa, const char **name)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (!strcmp(isa, "avx512"))
+        return *name = "avx512", &roof_fns_avx512;
+    if (!strcmp(isa, "avx2"))
+        return *name = "avx2", &roof_fns_avx2;
+    if (!strcmp(isa, "sse2"))
+        return *name = "sse2", &roof_fns_sse2;
+#else
+    if (!strcmp(isa, "neon"))
+        return *name = "neon", &roof_fns_neon;
+#endif
+    return *name = "scalar", &roof_fns_scalar;
+}
+
+/* ns per lane of one loop: the fastest of ROOF_SAMPLES batches of about ROOF_BATCH_S each */
+static double per_lane(roof_loop f, int lanes_per_pass)
+{
+    f(1); /* warm: the buffers into L1, the code into the caches, the clock up */
+    double t0 = now_s();
+    f(16);
+    double one = (now_s() - t0) / 16;
+    int passes = one > 0 ? (int)(ROOF_BATCH_S / one) : 1000;
+    if (passes < 1)
+        passes = 1;
+    double best = INFINITY;
+    for (int s = 0; s < ROOF_SAMPLES; s++) {
+        t0 = now_s();
+        f(passes);
+        double t = now_s() - t0;
+        if (t < best)
+            best = t;
+    }
+    return best / passes / lanes_per_pass * 1e9;
+}
+
+roof_costs roof_table[8];
+int n_roof;
+
+const roof_costs *roof_costs_for(const char *isa)
+{
+    const char *name;
+    const roof_fns *fn = fns_for(isa, &name);
+    for (int i = 0; i < n_roof; i++)
+        if (!strcmp(roof_table[i].isa, name))
+            return &roof_table[i];
+    if (n_roof == (int)(sizeof roof_table / sizeof roof_table[0]))
+        die("roofline: too many ISAs");
+    for (int i = 0; i < ROOF_LANES; i++) { /* normal values of both signs, as the rows' data */
+        roof_x[i] = (float)((i * 37) % 1999 - 999) / 1000.0f + (i % 2 ? 0.0005f : -0.0005f);
+        roof_h[i] = (uint16_t)(0x3000 + (i * 7) % 0x1000 + (i % 2 ? 0x8000 : 0));
+    }
+    roof_costs *c = &roof_table[n_roof++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->isa, sizeof c->isa, "%s", name);
+    c->lanes = fn->lanes;
+    c->div[POOLGRAD_F32] = per_lane(fn->div, ROOF_LANES);
+    c->addload = per_lane(fn->addload, ROOF_LANES);
+    c->narrow[POOLGRAD_F32] = 0;
+    c->div[POOLGRAD_F16] = per_lane(fn->widen_div_f16, ROOF_LANES);
+    c->narrow[POOLGRAD_F16] = per_lane(fn->narrow_f16, ROOF_LANES);
+    c->div[POOLGRAD_BF16] = per_lane(fn->widen_div_bf16, ROOF_LANES);
+    c->narrow[POOLGRAD_BF16] = per_lane(fn->narrow_bf16, ROOF_LANES);
+    return c;
+}
+
+/* the terms of one axis: the windows clipped to the input, summed over the output positions */
+static int64_t axis_terms(int64_t I, int64_t O, int64_t k, int64_t s, int64_t p)
+{
+    int64_t t = 0;
+    for (int64_t o = 0; o < O; o++) {
+        int64_t b = o * s - p, e = b + k;
+        if (b < 0)
+            b = 0;
+        if (e > I)
+            e = I;
+        if (e > b)
+            t += e - b;
+    }
+    return t;
+}
+
+static int64_t terms_of(int sd, int64_t nc, const int64_t *I, const int64_t *O, const int64_t *k, const int64_t *s,
+                        const int64_t *p)
+{
+    int64_t terms = nc;
+    for (int a = 0; a < sd; a++)
+        terms *= axis_terms(I[a], O[a], k[a], s[a], p[a]);
+    return terms;
+}
+
+int64_t roof_terms(const group *g)
+{
+    const bench_case *bc = g->bc;
+    return terms_of(bc->sd, g->gi_shape[0] * g->gi_shape[1], g->gi_shape + 2, g->go_shape + 2, bc->k, bc->s, bc->p);
+}
+
+/* the term count against a brute-force count (every window, every input element inside it) */
+bool selftest_roofline(void)
+{
+    static const struct {
+        int sd;
+        int64_t in[3], k[3], s[3], p[3];
+        bool ceil;
+    } t[] = {
+        { 2, { 35, 35 }, { 3, 3 }, { 1, 1 }, { 1, 1 }, false },     /* inception: 103 per axis */
+        { 2, { 56, 56 }, { 3, 3 }, { 2, 2 }, { 1, 1 }, false },     /* resnet */
+        { 2, { 9, 8 }, { 2, 2 }, { 2, 2 }, { 0, 0 }, false },
+        { 2, { 7, 7 }, { 7, 7 }, { 7, 7 }, { 0, 0 }, false },       /* global */
+        { 2, { 10, 10 }, { 3, 3 }, { 2, 2 }, { 0, 0 }, true },      /* ceil overhang */
+        { 2, { 9, 8 }, { 3, 2 }, { 2, 1 }, { 1, 0 }, false },
+        { 3, { 8, 15, 13 }, { 3, 3, 3 }, { 1, 1, 1 }, { 1, 1, 1 }, true },
+        { 3, { 6, 14, 33 }, { 3, 3, 3 }, { 2, 2, 2 }, { 1, 1, 1 }, false },
+        { 2, { 11, 11 }, { 5, 4 }, { 3, 3 }, { 2, 1 }, true },
+        { 2, { 8, 8 }, { 2, 2 }, { 3, 3 }, { 0, 0 }, false },       /* k < s: uncovered elements */
+    };
+    bool ok = true;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        poolgrad_params prm;
+        memset(&prm, 0, sizeof prm);
+        prm.spatial_dims = t[i].sd;
+        prm.ceil_mode = t[i].ceil;
+        prm.count_include_pad = true;
+        for (int a = 0; a < t[i].sd; a++) {
+            prm.kernel[a] = t[i].k[a];
+            prm.stride[a] = t[i].s[a];
+            prm.padding[a] = t[i].p[a];
+        }
+        int64_t shape[5] = { 1, 1, t[i].in[0], t[i].in[1], t[i].in[2] }, oshape[5];
+        if (poolgrad_output_shape(&prm, 2 + t[i].sd, shape, oshape) != POOLGRAD_OK) {
+            printf("selftest roof_terms case %zu: output shape refused\n", i);
+            ok = false;
+            continue;
+        }
+        int64_t O[3] = { 1, 1, 1 }, I[3] = { 1, 1, 1 };
+        for (int a = 0; a < t[i].sd; a++) {
+            O[a] = oshape[2 + a];
+            I[a] = t[i].in[a];
+        }
+        int64_t brute = 0;
+        for (int64_t o0 = 0; o0 < O[0]; o0++)
+            for (int64_t o1 = 0; o1 < O[1]; o1++)
+                for (int64_t o2 = 0; o2 < O[2]; o2++)
+                    for (int64_t x0 = 0; x0 < I[0]; x0++)
+                        for (int64_t x1 = 0; x1 < I[1]; x1++)
+                            for (int64_t x2 = 0; x2 < I[2]; x2++) {
+                                const int64_t o[3] = { o0, o1, o2 }, x[3] = { x0, x1, x2 };
+                                bool in = true;
+                                for (int a = 0; a < t[i].sd; a++)
+                                    in &= x[a] >= o[a] * t[i].s[a] - t[i].p[a] &&
+                                          x[a] < o[a] * t[i].s[a] - t[i].p[a] + t[i].k[a];
+                                brute += in;
+                            }
+        int64_t got = terms_of(t[i].sd, 3, I, O, t[i].k, t[i].s, t[i].p);
+        if (got != 3 * brute) {
+            printf("selftest roof_terms case %zu: %lld terms, brute force %lld\n", i, (long long)got,
+                   (long long)(3 * brute));
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+void roof_row(row *r, const group *g)
+{
+    const roof_costs *c = roof_costs_for(r->isa);
+    snprintf(r->limit_isa, sizeof r->limit_isa, "%s", c->isa);
+    r->terms = roof_terms(g);
+    r->t_lim_mem = r->bytes / (r->memcpy_gbs * 1e9);
+    const double go = (double)r->go_numel, gi = (double)r->gi_numel;
+    r->t_lim_div = go * c->div[g->dt] * 1e-9 / r->threads;
+    r->t_lim_add = (double)r->terms * c->addload * 1e-9 / r->threads;
+    r->t_lim_conv = gi * c->narrow[g->dt] * 1e-9 / r->threads;
+    r->t_lim_arith = r->t_lim_div + r->t_lim_add + r->t_lim_conv;
+    r->arith_bound = r->t_lim_arith > r->t_lim_mem;
+    r->t_limit = r->arith_bound ? r->t_lim_arith : r->t_lim_mem;
+    r->frac_limit = r->t_limit / r->t_pg;
+}
+
+void roof_describe(char *buf, size_t n, const roof_costs *c)
+{
+    snprintf(buf, n,
+             "%s, %d-byte vectors (%d f32 lane%s): div f32 %.4f, f16 widen+div %.4f, bf16 widen+div %.4f; "
+             "add+load %.4f; narrow f16 %.4f, bf16 %.4f ns per lane",
+             c->isa, 4 * c->lanes, c->lanes, c->lanes == 1 ? "" : "s", c->div[POOLGRAD_F32], c->div[POOLGRAD_F16],
+             c->div[POOLGRAD_BF16], c->addload, c->narrow[POOLGRAD_F16], c->narrow[POOLGRAD_BF16]);
+}
