@@ -1,4 +1,5 @@
 /* Execution: the plan's kernel over its work items, split into chunks across OpenMP threads. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #ifdef _OPENMP
@@ -53,9 +54,12 @@ poolgrad_status poolgrad_execute(const poolgrad_plan *plan, void *workspace, siz
 #endif
     const poolgrad_kernel *k = plan->kernel;
     const poolgrad_problem *pr = &plan->problem;
+    /* kernels get an aligned workspace whatever the caller's address (planned with the slack) */
+    void *ws = workspace ? (void *)(((uintptr_t)workspace + POOLGRAD_WORKSPACE_ALIGN - 1) &
+                                    ~(uintptr_t)(POOLGRAD_WORKSPACE_ALIGN - 1)) : NULL;
     if (k->prepare)
-        run_parallel(pr, workspace, k->prepare_items(pr), threads, k->prepare);
-    run_parallel(pr, workspace, k->work_items(pr), threads, k->run);
+        run_parallel(pr, ws, k->prepare_items(pr), threads, k->prepare);
+    run_parallel(pr, ws, k->work_items(pr), threads, k->run);
     return POOLGRAD_OK;
 }
 

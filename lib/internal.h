@@ -10,6 +10,9 @@
 #include "poolgrad_config.h"
 #include "problem.h"
 
+/* Kernels receive their workspace aligned to this (a cache line); the caller's may have any address. */
+#define POOLGRAD_WORKSPACE_ALIGN 64
+
 struct poolgrad_plan {
     poolgrad_problem problem;
     const poolgrad_kernel *kernel; /* NULL: nothing to compute (empty gradInput) */

@@ -48,7 +48,9 @@ static poolgrad_status finish_plan(poolgrad_problem *pr, int64_t gi_numel, poolg
     }
     const poolgrad_kernel *k = poolgrad_select_kernel(pr);
     (*plan)->kernel = k;
-    (*plan)->workspace_size = k->workspace_size ? k->workspace_size(pr) : 0;
+    /* room to align the caller's workspace (any address) to POOLGRAD_WORKSPACE_ALIGN for the kernels */
+    const size_t ws = k->workspace_size ? k->workspace_size(pr) : 0;
+    (*plan)->workspace_size = ws ? ws + POOLGRAD_WORKSPACE_ALIGN - 1 : 0;
     snprintf((*plan)->kernel_name, sizeof (*plan)->kernel_name, "avgpool%dd_bwd_%s__%s", (int)pr->spatial_dims,
              poolgrad_dtype_name(pr->dtype), k->name);
     return POOLGRAD_OK;

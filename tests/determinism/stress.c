@@ -7,7 +7,7 @@
  * The scalar reference is computed once per problem into sentinel-guarded storage. Then every kernel of
  * kernels/kernel_list.h this CPU can run (checkasm's rule) that supports the problem is called directly,
  * prepare + run over random work splits (random chunk boundaries, random order, garbage-filled and
- * misaligned workspace), and the public path runs under every POOLGRAD_ISA cap the CPU can run with
+ * workspace at a random float-aligned offset), and the public path runs under every POOLGRAD_ISA cap the CPU can run with
  * 1, 2, 3, 5, 7 and 8 threads. Each result's WHOLE storage (guard zones and view gaps included) must be
  * memcmp-equal to the reference's, and every NaN in gradInput must be the dtype's canonical quiet NaN.
  *
@@ -570,7 +570,8 @@ static void reset_output(problem *p)
         p->gi.buf.raw[i] = pgt_sentinel_byte(i);
 }
 
-/* workspace of `size` bytes at a random misalignment, filled with garbage; guard bytes around it */
+/* workspace of `size` bytes, float-aligned but at a random offset from 16 (the kernels' contract: the
+ * library hands them a 64-byte-aligned workspace), filled with garbage; guard bytes around it */
 typedef struct workspace {
     unsigned char *raw;
     void *data;
@@ -583,7 +584,7 @@ static workspace ws_alloc(pgt_rng *r, size_t size)
 {
     workspace w;
     w.size = size;
-    w.shift = (size_t)pgt_range(r, 0, 15);
+    w.shift = 4 * (size_t)pgt_range(r, 0, 3);
     w.raw = malloc(size + 2 * WS_GUARD + 16);
     for (size_t i = 0; i < size + 2 * WS_GUARD + 16; i++)
         w.raw[i] = (unsigned char)pgt_next(r);
