@@ -2,7 +2,8 @@
  * Internal, part of the SIMD kernel template (kernels_tmpl.h): the window tables of one run call,
  * all on the stack.
  *   pg_axis    per axis: the covering-window range of every input index and the divisor factor of
- *              every window (axes longer than PG_AXMAX compute them on the fly)
+ *              every window (axes longer than PG_AXMAX compute them on the fly); the H ranges of a
+ *              block of consecutive rows and their union (pg_block_h_ranges)
  *   pg_wchunk  per W chunk of VL gradInput lanes: each lane's first window and window count, for the
  *              masked picks of the W-vectorized kinds (vlanes_load)
  */
@@ -59,6 +60,23 @@ PG_AI void pg_axis_range(const pg_axis *ax, const poolgrad_problem *pr, int64_t 
 PG_AI int64_t pg_axis_factor(const pg_axis *ax, const poolgrad_problem *pr, int64_t o)
 {
     return ax->tab ? ax->f[o] : pg_factor(pr, ax->a, o);
+}
+
+/* H window ranges of gradInput rows h .. h + R - 1 of one plane, and the union [u0, u1) of the non-empty ones. */
+PG_AI void pg_block_h_ranges(const pg_axis *axh, const poolgrad_problem *pr, int64_t h, int R, int64_t *ob,
+                             int64_t *oe, int64_t *u0, int64_t *u1)
+{
+    for (int r = 0; r < R; r++)
+        pg_axis_range(axh, pr, h + r, &ob[r], &oe[r]);
+    int64_t lo = ob[0], hi = oe[R - 1];
+    for (int r = 0; r < R; r++) {
+        if (oe[r] > ob[r]) {
+            lo = pg_min(lo, ob[r]);
+            hi = pg_max(hi, oe[r]);
+        }
+    }
+    *u0 = lo;
+    *u1 = hi;
 }
 
 /* ---- W chunks */

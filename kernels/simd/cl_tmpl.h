@@ -59,7 +59,7 @@ PG_AI void cl_block(const poolgrad_problem *pr, const float *qws, const char *go
                 const vf dv = vf_set1(ovr ? ovf : (float)(tfd[tt] * pg_axis_factor(axw, pr, ow)));
                 const char *g = pr->go + tbase[tt] + ow * wstep + c * es;
                 if (nv == 0) {
-                    vf x = g + VL * es <= go_end ? pg_ld(g, dt) : pg_ld_n(g, nl, dt);
+                    const vf x = pg_ld_view(g, go_end, nl, dt);
                     acc[0] = vf_add(acc[0], vf_div(x, dv));
                 } else {
                     for (int u = 0; u < nv; u++)
@@ -242,7 +242,7 @@ static inline int64_t pg_clb_sh(const poolgrad_problem *pr) { return pg_min(pg_c
 /* channels per block (a multiple of VL), 0 if the band cannot hold VL channels */
 static int64_t pg_clb_cb(const poolgrad_problem *pr)
 {
-    if (pr->k[0] > (1 << 20) || pr->k[1] > (1 << 20) || pr->out[2] > PG_CBQ)
+    if (!pg_band_k_ok(pr) || pr->out[2] > PG_CBQ)
         return 0;
     const int64_t slots = pg_clb_sd(pr) * pg_clb_sh(pr);
     if (slots > PG_CBS)

@@ -55,6 +55,9 @@ static inline bool pg_terms_ok(const poolgrad_problem *pr)
     return pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) <= PG_TMAX;
 }
 
+/* D and H kernel extents small enough for the band kinds' slot arithmetic (products of window counts) */
+static inline bool pg_band_k_ok(const poolgrad_problem *pr) { return pr->k[0] <= (1 << 20) && pr->k[1] <= (1 << 20); }
+
 /* All divisors are exact in float and any product of two per-axis partial products is exact too. */
 static inline bool pg_div_small(const poolgrad_problem *pr)
 {

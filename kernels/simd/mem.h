@@ -103,6 +103,12 @@ PG_AI vf pg_ld_line(const char *line, int64_t i, int64_t stride, bool unit, bool
     return full ? pg_ld(line + i * es, dt) : pg_ld_n(line + i * es, nl, dt);
 }
 
+/* VL elements at p when they end inside the gradOutput view (go_end: pg_go_end), else the first n */
+PG_AI vf pg_ld_view(const char *p, const char *go_end, int64_t n, poolgrad_dtype dt)
+{
+    return p + VL * pg_es(dt) <= go_end ? pg_ld(p, dt) : pg_ld_n(p, n, dt);
+}
+
 /* n elements from p, all v */
 PG_AI void pg_fill(char *p, int64_t n, vf v, poolgrad_dtype dt)
 {

@@ -24,8 +24,9 @@
  *   PG_QC: every ow, channels c in [i0, i1) -> q[ow * pitch + c - i0], divisor (float)(fdh * f(ow)) with
  *          f the W factor (from axw, or computed when axw is NULL);
  * or the divisor override. band: q is a stack band with room for whole vectors (full stores; else the
- * tail lanes are stored alone). go_end: full loads wherever they end inside the gradOutput view (NULL:
- * only for whole vectors of the range).
+ * tail lanes are stored alone); a PG_QW band also loads whole vectors wherever they end inside the
+ * gradOutput view (go_end; the lanes past i1 are never picked), everything else only whole vectors of
+ * the range (go_end unused).
  */
 PG_AI void pg_q_divide(const poolgrad_problem *pr, int order, const char *g, int64_t i0, int64_t i1, int64_t fdh,
                        const float *fw, const pg_axis *axw, const char *go_end, float *q, int64_t pitch, bool band,
@@ -45,7 +46,7 @@ PG_AI void pg_q_divide(const poolgrad_problem *pr, int order, const char *g, int
                                       : vf_set1(ovr ? ovf : (float)(fdh * (axw ? pg_axis_factor(axw, pr, u) : pg_factor(pr, 2, u))));
         for (int64_t i = i0; i < i1; i += VL) {
             const int64_t nl = pg_min(VL, i1 - i);
-            const bool full = go_end ? gl + (i + VL) * es <= go_end : nl == VL;
+            const bool full = order == PG_QW && band ? gl + (i + VL) * es <= go_end : nl == VL;
             const vf x = pg_ld_line(gl, i, vstride, unit, full, nl, dt);
             const vf dv = order == PG_QW && !ovr ? vf_mul(dvs, vf_loadu(fw + (i - i0))) : dvs;
             const vf v = vf_div(x, dv);

@@ -12,7 +12,7 @@
  *   vi_as_f vf_as_i                                                           bit casts
  *   vi_sel_gt vi_all_in                                                       masks (compare and select)
  *   vi_load_u16 vi_store_u16                                                  VL 16-bit values in memory
- *   vlanes vlanes_load, vsel vsel_at, vf_pick1 vf_pick2                       masked picks (below)
+ *   vlanes vlanes_load, vsel vsel_at, vf_pick1 vf_pick2 vf_pick, vsel_keep vsel_put vsel_get   masked picks
  * and this file adds, on top of them and identical at every level:
  *   vf_pick_mem                                 the scalar gather for segments longer than two registers
  *   vf_from_f16 vf_from_bf16 vf_to_f16 vf_to_bf16 vf_canonical_nan vf_to_bits   lane-wise conversions
@@ -22,8 +22,11 @@
  * pointers), vsel_at(t, j) selects window j of every lane, and
  *   vf_pick1(s, a)     lane l = a[rel[l] + j]          if j < cnt[l], else +0.0 (segment of one register)
  *   vf_pick2(s, a, b)  lane l = (a ++ b)[rel[l] + j]   if j < cnt[l], else +0.0 (two registers)
+ *   vf_pick(s, a, b, two)  vf_pick2 if two, else vf_pick1 (at 128 bits always the gather, no branch)
  * (AVX-512: one zero-masking vpermps / vpermt2ps; AVX2: vpermps (+ blend) and an and; 128-bit: a
- * scalar gather from a stack copy).
+ * scalar gather from a stack copy). Selectors reused across window rows are kept in a vsel_keep:
+ * vsel_put(&k, vsel_at(t, j)) once, vsel_get(&k, t, j) per use (at 128 bits nothing is kept and
+ * vsel_get is vsel_at: the gather reads the lane table directly).
  *
  * Only IEEE add/sub/mul/div are used on floats (never FMA); integer code does the f16/bf16 bits.
  * Every function is static inline: each ISA translation unit gets its own copy.

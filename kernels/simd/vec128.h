@@ -73,6 +73,21 @@ typedef struct vsel {
 PG_AI vlanes vlanes_load(const int32_t *rel, const int32_t *cnt) { return (vlanes){ rel, cnt }; }
 PG_AI vsel vsel_at(vlanes t, int j) { return (vsel){ t.rel, t.cnt, j }; }
 
+/* a kept selector: nothing to keep, vsel_get rebuilds it from the lane table (no loads from a copy) */
+typedef struct vsel_keep {
+    char unused;
+} vsel_keep;
+PG_AI void vsel_put(vsel_keep *k, vsel s)
+{
+    (void)k;
+    (void)s;
+}
+PG_AI vsel vsel_get(const vsel_keep *k, vlanes t, int j)
+{
+    (void)k;
+    return vsel_at(t, j);
+}
+
 #include "gather.h" /* vf_pick_mem: the picks below are that gather from a stack copy */
 
 PG_AI vf vf_pick1(vsel s, vf a)
@@ -88,4 +103,12 @@ PG_AI vf vf_pick2(vsel s, vf a, vf b)
     vf_storeu(seg, a);
     vf_storeu(seg + VL, b);
     return vf_pick_mem(seg, s.rel, s.cnt, s.j);
+}
+
+/* a, or a ++ b when two: the gather does not care, so no branch (GCC then unswitches the callers'
+ * loops on their row masks, as it did before the picks moved here) */
+PG_AI vf vf_pick(vsel s, vf a, vf b, bool two)
+{
+    (void)two;
+    return vf_pick2(s, a, b);
 }

@@ -84,5 +84,24 @@ typedef struct vsel {
 
 PG_AI vlanes vlanes_load(const int32_t *rel, const int32_t *cnt) { return (vlanes){ vi_loadu(rel), vi_loadu(cnt) }; }
 PG_AI vsel vsel_at(vlanes t, int j) { return (vsel){ vi_add(t.rel, vi_set1(j)), vm_gt(t.cnt, vi_set1(j)) }; }
+/* a kept selector: computed once (per chunk), read back for every window row */
+typedef struct vsel_keep {
+    vsel s;
+} vsel_keep;
+PG_AI void vsel_put(vsel_keep *k, vsel s) { k->s = s; }
+PG_AI vsel vsel_get(const vsel_keep *k, vlanes t, int j)
+{
+    (void)t;
+    (void)j;
+    return k->s;
+}
 PG_AI vf vf_pick1(vsel s, vf a) { return simde_mm256_and_ps(vf_perm1(s.idx, a), s.m); }
 PG_AI vf vf_pick2(vsel s, vf a, vf b) { return simde_mm256_and_ps(vf_perm2(s.idx, a, b), s.m); }
+/* a, or a ++ b when two */
+PG_AI vf vf_pick(vsel s, vf a, vf b, bool two)
+{
+    vf r = vf_perm1(s.idx, a);
+    if (two)
+        r = simde_mm256_blendv_ps(r, vf_perm1(s.idx, b), vm_gt(s.idx, vi_set1(VL - 1)));
+    return simde_mm256_and_ps(r, s.m);
+}

@@ -10,7 +10,7 @@
  *
  * gradInput rows contiguous along W (NCHW / NCDHW, other strides free); work items are the rows
  * (n, c, d, h). Each run walks W blocks of PG_WCH chunks of VL lanes (pg_wchunk: each lane's windows),
- * then the rows; a lane's terms are picked from a segment of q values (vf_pick1 / vf_pick2) per window
+ * then the rows; a lane's terms are picked from a segment of q values (vf_pick1 / vf_pick) per window
  * row (od, oh), in ascending (od, oh, ow) order.
  *   _nchw    direct: per window row a gradOutput segment (contiguous along W) is divided in registers
  *            and picked; consecutive rows with the same windows are computed once (groups of
@@ -25,8 +25,11 @@
 #error "wrows_tmpl.h is a template: include it from kernels_tmpl.h"
 #endif
 
-/* window j of every lane from the segment q0 (++ q1 when two) */
-PG_AI vf pg_pick(vsel s, vf q0, vf q1, bool two) { return two ? vf_pick2(s, q0, q1) : vf_pick1(s, q0); }
+/* window j of every lane from the segment q0 (++ q1 when two), its selector kept in L[j] (j < PG_JMAX) */
+PG_AI vf pg_pick_kept(const vsel_keep *L, vlanes lanes, int j, vf q0, vf q1, bool two)
+{
+    return vf_pick(vsel_get(&L[j], lanes, j), q0, q1, two);
+}
 
 /* ================================================================ _nchw: direct */
 
@@ -45,6 +48,135 @@ static bool rows_preferred(const poolgrad_problem *pr)
 
 static int64_t rows_items(const poolgrad_problem *pr) { return pr->n * pr->c * pr->in[0] * pr->in[1]; }
 
+/*
+ * The one-window-per-lane path's tables for a W block (every chunk has at most one window per lane and
+ * one gradOutput vector): each lane's W divisor factor and the chunk's selector. False if it does not apply.
+ */
+PG_AI bool rows_simple_setup(const poolgrad_problem *pr, const pg_wchunk *ch, int nch, const float *fwt, int64_t owlo,
+                             vf *sdw, vsel_keep *ssel)
+{
+    const bool ovr = pr->divisor_override != 0;
+    bool simple = true;
+    for (int i = 0; i < nch; i++)
+        simple = simple && ch[i].maxc <= 1 && ch[i].span <= VL;
+    if (simple) {
+        for (int i = 0; i < nch; i++) {
+            const pg_wchunk *k = &ch[i];
+            float t[VL];
+            for (int l = 0; l < VL; l++)
+                t[l] = !ovr && k->cnt[l] ? fwt[k->base - owlo + k->rel[l]] : 1.0f;
+            sdw[i] = vf_loadu(t);
+            vsel_put(&ssel[i], vsel_at(pg_chunk_lanes(k), 0));
+        }
+    }
+    return simple;
+}
+
+/*
+ * The group planner: the row at p and the following rows of its (n, c) plane with the same windows
+ * (D range [od0, od1), H range [oh0, oh1)), at most PG_GROUP and `left`; their d and h in gd, gh.
+ * Moves p past the group and returns its size.
+ */
+PG_AI int rows_group(const poolgrad_problem *pr, const pg_axis *axd, const pg_axis *axh, pg_pos *p, int64_t left,
+                     int64_t od0, int64_t od1, int64_t oh0, int64_t oh1, int64_t *gd, int64_t *gh)
+{
+    const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1];
+    int g = 0;
+    gh[0] = p->h;
+    gd[0] = p->d;
+    for (;;) {
+        g++;
+        pg_pos_advance(p, 1, IH, ID, C);
+        if (p->h == 0 && p->d == 0) /* the next row is in the next plane */
+            break;
+        if (g >= left || g == PG_GROUP)
+            break;
+        int64_t a0, a1, b0, b1;
+        pg_axis_range(axd, pr, p->d, &a0, &a1);
+        pg_axis_range(axh, pr, p->h, &b0, &b1);
+        if (a0 != od0 || a1 != od1 || b0 != oh0 || b1 != oh1)
+            break;
+        gh[g] = p->h;
+        gd[g] = p->d;
+    }
+    return g;
+}
+
+/* The chunk loop of the one-window-per-lane path: T <= 1 window rows, the first at gradOutput gp0 with
+ * D x H divisor factor tdiv0 (1 when T == 0); lanes picked first, then divided by their own divisor. */
+PG_AI void rows_chunks_simple(const poolgrad_problem *pr, const pg_wchunk *ch, int nch, char *const *dst, int g, int T,
+                              const char *gp0, float tdiv0, const vf *sdw, const vsel_keep *ssel, const char *go_end,
+                              poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt), OW = pr->out[2];
+    const bool ovr = pr->divisor_override != 0;
+    const vf dd = vf_set1(tdiv0);
+    for (int i = 0; i < nch; i++) {
+        const pg_wchunk *k = &ch[i];
+        vf acc = vf_zero();
+        if (T && k->maxc > 0) {
+            const char *gp = gp0 + k->base * es;
+            const vf g0 = pg_ld_view(gp, go_end, OW - k->base, dt);
+            const vf x = vf_pick1(vsel_get(&ssel[i], pg_chunk_lanes(k), 0), g0);
+            acc = vf_add(acc, vf_div(x, ovr ? dd : vf_mul(dd, sdw[i])));
+        }
+        pg_st_rows(dst, g, (int64_t)i * VL * es, acc, k->nl, dt);
+    }
+}
+
+/* The chunk loop: per chunk, the T window rows' gradOutput segments (toff: byte offsets, tdiv: D x H
+ * factors) divided in registers (fwt: W factors of columns owlo ..), each lane's windows picked in order. */
+PG_AI void rows_chunks(const poolgrad_problem *pr, const pg_wchunk *ch, int nch, char *const *dst, int g, int T,
+                       const int64_t *toff, const float *tdiv, const float *fwt, int64_t owlo, const char *go_end,
+                       poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt), OW = pr->out[2];
+    const bool ovr = pr->divisor_override != 0;
+    for (int i = 0; i < nch; i++) {
+        const pg_wchunk *k = &ch[i];
+        vf acc = vf_zero();
+        if (k->maxc > 0) {
+            const vlanes lanes = pg_chunk_lanes(k);
+            const bool two = k->span > VL;
+            vsel_keep L[PG_JMAX];
+            for (int j = 0; j < PG_JMAX; j++) /* all of them: no maybe-uninitialized lanes */
+                vsel_put(&L[j], vsel_at(lanes, j));
+            for (int tt = 0; tt < T; tt++) {
+                const char *gp = pr->go + toff[tt] + k->base * es;
+                const int64_t n0 = OW - k->base;
+                const vf dd = vf_set1(tdiv[tt]);
+                const vf g0 = pg_ld_view(gp, go_end, n0, dt);
+                const vf q0 = vf_div(g0, ovr ? dd : vf_mul(dd, vf_loadu(fwt + (k->base - owlo))));
+                vf q1 = q0;
+                if (two) {
+                    const char *g1p = gp + VL * es;
+                    const vf g1 = pg_ld_view(g1p, go_end, n0 - VL, dt);
+                    q1 = vf_div(g1, ovr ? dd : vf_mul(dd, vf_loadu(fwt + (k->base - owlo) + VL)));
+                }
+                switch (k->maxc) { /* windows j = 0, 1, ... of each lane, in order */
+                case 1:
+                    acc = vf_add(acc, pg_pick_kept(L, lanes, 0, q0, q1, two));
+                    break;
+                case 2:
+                    acc = vf_add(acc, pg_pick_kept(L, lanes, 0, q0, q1, two));
+                    acc = vf_add(acc, pg_pick_kept(L, lanes, 1, q0, q1, two));
+                    break;
+                case 3:
+                    acc = vf_add(acc, pg_pick_kept(L, lanes, 0, q0, q1, two));
+                    acc = vf_add(acc, pg_pick_kept(L, lanes, 1, q0, q1, two));
+                    acc = vf_add(acc, pg_pick_kept(L, lanes, 2, q0, q1, two));
+                    break;
+                default:
+                    for (int j = 0; j < k->maxc; j++)
+                        acc = vf_add(acc, vf_pick(vsel_at(lanes, j), q0, q1, two));
+                    break;
+                }
+            }
+        }
+        pg_st_rows(dst, g, (int64_t)i * VL * es, acc, k->nl, dt); /* narrowed once for the group */
+    }
+}
+
 PG_AI void rows_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
@@ -58,7 +190,7 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, p
     int64_t toff[PG_TMAX];
     float tdiv[PG_TMAX];
     vf sdw[PG_WCH];
-    vsel ssel[PG_WCH];
+    vsel_keep ssel[PG_WCH];
     pg_axis axes[2];
     const pg_axis *axd = &axes[0], *axh = &axes[1];
     pg_axis_init(&axes[0], pr, 0);
@@ -72,21 +204,7 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, p
             for (int64_t t = 0; t < len; t++)
                 fwt[t] = owlo + t < OW ? (float)pg_factor(pr, 2, owlo + t) : 1.0f;
         }
-        /* one window per lane and one gradOutput vector per chunk (k <= s along W): the lanes are picked
-         * from the gradOutput vector first, then divided by their own divisor (the same division) */
-        bool simple = true;
-        for (int i = 0; i < nch; i++)
-            simple = simple && ch[i].maxc <= 1 && ch[i].span <= VL;
-        if (simple) {
-            for (int i = 0; i < nch; i++) {
-                const pg_wchunk *k = &ch[i];
-                float t[VL];
-                for (int l = 0; l < VL; l++)
-                    t[l] = !ovr && k->cnt[l] ? fwt[k->base - owlo + k->rel[l]] : 1.0f;
-                sdw[i] = vf_loadu(t);
-                ssel[i] = vsel_at(pg_chunk_lanes(k), 0);
-            }
-        }
+        const bool simple = rows_simple_setup(pr, ch, nch, fwt, owlo, sdw, ssel);
         pg_pos p = pg_pos_of(begin, IH, ID, C);
         for (int64_t row = begin; row < end;) {
             int64_t od0, od1, oh0, oh1;
@@ -95,24 +213,7 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, p
             /* following rows of the same (n, c) plane with the same windows get the same bits: compute once */
             int64_t gh[PG_GROUP], gd[PG_GROUP];
             const int64_t gc = p.c, gn = p.n; /* the group never leaves its (n, c) plane */
-            int g = 0;
-            gh[0] = p.h;
-            gd[0] = p.d;
-            for (;;) {
-                g++;
-                pg_pos_advance(&p, 1, IH, ID, C);
-                if (p.h == 0 && p.d == 0) /* the next row is in the next plane */
-                    break;
-                if (row + g >= end || g == PG_GROUP)
-                    break;
-                int64_t a0, a1, b0, b1;
-                pg_axis_range(axd, pr, p.d, &a0, &a1);
-                pg_axis_range(axh, pr, p.h, &b0, &b1);
-                if (a0 != od0 || a1 != od1 || b0 != oh0 || b1 != oh1)
-                    break;
-                gh[g] = p.h;
-                gd[g] = p.d;
-            }
+            const int g = rows_group(pr, axd, axh, &p, end - row, od0, od1, oh0, oh1, gd, gh);
             /* the window rows of this group, in ascending (od, oh) order */
             int T = 0;
             for (int64_t od = od0; od < od1; od++) {
@@ -125,66 +226,11 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, p
             char *dst[PG_GROUP];
             for (int r = 0; r < g; r++)
                 dst[r] = pr->gi + (gn * gs[PG_N] + gc * gs[PG_C] + gd[r] * gs[PG_D] + gh[r] * gs[PG_H] + wb) * es;
-            if (simple && T <= 1) {
-                const char *gp0 = T ? pr->go + toff[0] : NULL;
-                const vf dd = vf_set1(T ? tdiv[0] : 1.0f);
-                for (int i = 0; i < nch; i++) {
-                    const pg_wchunk *k = &ch[i];
-                    vf acc = vf_zero();
-                    if (T && k->maxc > 0) {
-                        const char *gp = gp0 + k->base * es;
-                        const vf g0 = gp + VL * es <= go_end ? pg_ld(gp, dt) : pg_ld_n(gp, OW - k->base, dt);
-                        const vf x = vf_pick1(ssel[i], g0);
-                        acc = vf_add(acc, vf_div(x, ovr ? dd : vf_mul(dd, sdw[i])));
-                    }
-                    pg_st_rows(dst, g, (int64_t)i * VL * es, acc, k->nl, dt);
-                }
-                row += g;
-                continue;
-            }
-            for (int i = 0; i < nch; i++) {
-                const pg_wchunk *k = &ch[i];
-                vf acc = vf_zero();
-                if (k->maxc > 0) {
-                    const vlanes lanes = pg_chunk_lanes(k);
-                    const bool two = k->span > VL;
-                    vsel L[PG_JMAX];
-                    for (int j = 0; j < PG_JMAX; j++) /* all of them: no maybe-uninitialized lanes */
-                        L[j] = vsel_at(lanes, j);
-                    for (int tt = 0; tt < T; tt++) {
-                        const char *gp = pr->go + toff[tt] + k->base * es;
-                        const int64_t n0 = OW - k->base;
-                        const vf dd = vf_set1(tdiv[tt]);
-                        const vf g0 = gp + VL * es <= go_end ? pg_ld(gp, dt) : pg_ld_n(gp, n0, dt);
-                        const vf q0 = vf_div(g0, ovr ? dd : vf_mul(dd, vf_loadu(fwt + (k->base - owlo))));
-                        vf q1 = q0;
-                        if (two) {
-                            const char *g1p = gp + VL * es;
-                            const vf g1 = g1p + VL * es <= go_end ? pg_ld(g1p, dt) : pg_ld_n(g1p, n0 - VL, dt);
-                            q1 = vf_div(g1, ovr ? dd : vf_mul(dd, vf_loadu(fwt + (k->base - owlo) + VL)));
-                        }
-                        switch (k->maxc) { /* windows j = 0, 1, ... of each lane, in order */
-                        case 1:
-                            acc = vf_add(acc, pg_pick(L[0], q0, q1, two));
-                            break;
-                        case 2:
-                            acc = vf_add(acc, pg_pick(L[0], q0, q1, two));
-                            acc = vf_add(acc, pg_pick(L[1], q0, q1, two));
-                            break;
-                        case 3:
-                            acc = vf_add(acc, pg_pick(L[0], q0, q1, two));
-                            acc = vf_add(acc, pg_pick(L[1], q0, q1, two));
-                            acc = vf_add(acc, pg_pick(L[2], q0, q1, two));
-                            break;
-                        default:
-                            for (int j = 0; j < k->maxc; j++)
-                                acc = vf_add(acc, pg_pick(vsel_at(lanes, j), q0, q1, two));
-                            break;
-                        }
-                    }
-                }
-                pg_st_rows(dst, g, (int64_t)i * VL * es, acc, k->nl, dt); /* narrowed once for the group */
-            }
+            if (simple && T <= 1)
+                rows_chunks_simple(pr, ch, nch, dst, g, T, T ? pr->go + toff[0] : NULL, T ? tdiv[0] : 1.0f, sdw, ssel, go_end,
+                                   dt);
+            else
+                rows_chunks(pr, ch, nch, dst, g, T, toff, tdiv, fwt, owlo, go_end, dt);
             row += g;
         }
     }
@@ -221,7 +267,7 @@ static bool rowsb_supports(const poolgrad_problem *pr)
 {
     if (!rowsq_supports(pr))
         return false;
-    if (pr->k[0] > (1 << 20) || pr->k[1] > (1 << 20))
+    if (!pg_band_k_ok(pr))
         return false;
     const int64_t wblk = pg_min(pr->in[2], PG_WCH * VL);
     const int64_t lb = pg_ceil_div((wblk - 1) / pr->s[2] + 1 + pg_max(2 * VL, pg_span_bound(pr)), VL) * VL;
@@ -253,23 +299,6 @@ PG_AI int64_t pg_rows_band_row(const poolgrad_problem *pr, pg_rows_band *bd, int
                     true, dt);
     }
     return sl * bd->b.len; /* column ow lives at ow - owlo */
-}
-
-/* H window ranges of gradInput rows h .. h + R - 1 of one plane, and the union [u0, u1) of the non-empty ones. */
-PG_AI void pg_block_h_ranges(const pg_axis *axh, const poolgrad_problem *pr, int64_t h, int R, int64_t *ob,
-                             int64_t *oe, int64_t *u0, int64_t *u1)
-{
-    for (int r = 0; r < R; r++)
-        pg_axis_range(axh, pr, h + r, &ob[r], &oe[r]);
-    int64_t lo = ob[0], hi = oe[R - 1];
-    for (int r = 0; r < R; r++) {
-        if (oe[r] > ob[r]) {
-            lo = pg_min(lo, ob[r]);
-            hi = pg_max(hi, oe[r]);
-        }
-    }
-    *u0 = lo;
-    *u1 = hi;
 }
 
 /*
@@ -331,16 +360,16 @@ PG_AI void pg_rows_block_chunks(const float *qbase, const int64_t *toff, const u
         if (k->maxc > 0) {
             const vlanes lanes = pg_chunk_lanes(k);
             const bool two = k->span > VL;
-            vsel L[PG_JMAX];
+            vsel_keep L[PG_JMAX];
             for (int j = 0; j < PG_JMAX; j++) /* all of them: no maybe-uninitialized lanes */
-                L[j] = vsel_at(lanes, j);
+                vsel_put(&L[j], vsel_at(lanes, j));
             for (int tt = 0; tt < T; tt++) {
                 const float *qb = qbase + toff[tt] + (k->base - col0); /* q at column k->base */
                 const unsigned m = tmask[tt];
                 if (k->span > 2 * VL || k->maxc > PG_JMAX) {
                     for (int j = 0; j < k->maxc; j++) {
                         const vf v = k->span > 2 * VL ? vf_pick_mem(qb, k->rel, k->cnt, j)
-                                                      : pg_pick(vsel_at(lanes, j), vf_loadu(qb), vf_loadu(qb + VL), two);
+                                                      : vf_pick(vsel_at(lanes, j), vf_loadu(qb), vf_loadu(qb + VL), two);
                         for (int r = 0; r < R; r++)
                             if (m & (1u << r))
                                 acc[r] = vf_add(acc[r], v);
@@ -350,7 +379,7 @@ PG_AI void pg_rows_block_chunks(const float *qbase, const int64_t *toff, const u
                 const vf q0 = vf_loadu(qb);
                 const vf q1 = two ? vf_loadu(qb + VL) : q0;
                 for (int j = 0; j < k->maxc; j++) {
-                    const vf v = pg_pick(L[j], q0, q1, two);
+                    const vf v = pg_pick_kept(L, lanes, j, q0, q1, two);
                     for (int r = 0; r < PG_RB; r++)
                         if (m & (1u << r))
                             acc[r] = vf_add(acc[r], v);
@@ -424,7 +453,7 @@ PG_AI void rows_block_run_dt(const poolgrad_problem *pr, const float *qws, int64
 _Static_assert(PG_BQ * 4 + PG_BL * 4 + PG_BSLOTS * 8 + PG_WCH * sizeof(pg_wchunk) + PG_TMAX * (8 + 4) +
                    2 * sizeof(pg_axis) < PG_STACK_BUDGET,
                "_nchw_b run: stack buffers over the budget");
-_Static_assert(PG_WCH * (sizeof(pg_wchunk) + sizeof(vf) + sizeof(vsel) + VL * 4) + PG_TMAX * (8 + 4) +
+_Static_assert(PG_WCH * (sizeof(pg_wchunk) + sizeof(vf) + sizeof(vsel_keep) + VL * 4) + PG_TMAX * (8 + 4) +
                    2 * sizeof(pg_axis) < PG_STACK_BUDGET,
                "_nchw run: stack buffers over the budget");
 
