@@ -30,8 +30,8 @@
  *   simd/axis.h         per-call window tables: axis ranges and factors, W chunks
  *   simd/qsource.h      q = go / divisor: the one division, the prepare pass, the band cache
  *   simd/global_tmpl.h  _global
- *   simd/wrows_tmpl.h   _nchw, _nchw_b, _nchw_q
- *   simd/cl_tmpl.h      _nhwc, _nhwc_b, _nhwc_q
+ *   simd/nchw_tmpl.h   _nchw, _nchw_b, _nchw_q
+ *   simd/nhwc_tmpl.h      _nhwc, _nhwc_b, _nhwc_q
  * All kernels handle any C / W (vector tails), empty gradOutput (out size 0: every element +0.0, gradOutput
  * never read), gapped views. Full-vector loads never leave the gradOutput view or the workspace (+ slack);
  * stores never touch an element outside the work item. Stack use per call is below PG_STACK_BUDGET.
@@ -51,5 +51,5 @@
 #include "simd/qsource.h"
 
 #include "simd/global_tmpl.h"
-#include "simd/wrows_tmpl.h"
-#include "simd/cl_tmpl.h"
+#include "simd/nchw_tmpl.h"
+#include "simd/nhwc_tmpl.h"

@@ -10,8 +10,8 @@
  *
  * gradInput channels-last (C contiguous); work items are the rows (n, d, h) of IW pixels. All lanes of
  * a vector share their windows and divisor. Every kind runs one gradInput row at a time through one
- * pixel walker (cl_row): pixels in W order, f16/bf16 pixels sharing their windows computed and narrowed
- * once (up to PG_CLP), channel blocks of up to PG_CU vectors (cl_block), terms: the row's window rows
+ * pixel walker (nhwc_row): pixels in W order, f16/bf16 pixels sharing their windows computed and narrowed
+ * once (up to PG_CLP), channel blocks of up to PG_CU vectors (nhwc_block), terms: the row's window rows
  * (od, oh), then ow.
  *   _nhwc    direct: gradOutput C contiguous, divided per term (the divisor is (float) of the int64
  *            product, as in the reference).
@@ -23,10 +23,10 @@
  *   _nhwc_q  workspace: a prepare pass writes q in PG_QC order. Any gradOutput view.
  */
 #ifndef PG_KSYM
-#error "cl_tmpl.h is a template: include it from kernels_tmpl.h"
+#error "nhwc_tmpl.h is a template: include it from kernels_tmpl.h"
 #endif
 
-static int64_t cl_items(const poolgrad_problem *pr) { return pr->n * pr->in[0] * pr->in[1]; }
+static int64_t nhwc_items(const poolgrad_problem *pr) { return pr->n * pr->in[0] * pr->in[1]; }
 
 /*
  * One channel block of nv (1..PG_CU, a constant after inlining) full vectors, or one partial vector of nl
@@ -34,7 +34,7 @@ static int64_t cl_items(const poolgrad_problem *pr) { return pr->n * pr->in[0] *
  * gradOutput byte offset, or q offset when use_q; tfd: their D x H divisor factor), then ow in
  * [ow0, ow1). q at (tt, ow, c) is qws[tbase[tt] + ow * qpitch + c].
  */
-PG_AI void cl_block(const poolgrad_problem *pr, const float *qws, const char *go_end, char *const *dst, int ndst,
+PG_AI void nhwc_block(const poolgrad_problem *pr, const float *qws, const char *go_end, char *const *dst, int ndst,
                     int64_t c, int nv, int64_t nl, int T, const int64_t *tbase, const int64_t *tfd, int64_t ow0,
                     int64_t ow1, const pg_axis *axw, bool use_q, int64_t qpitch, poolgrad_dtype dt)
 {
@@ -95,7 +95,7 @@ PG_AI void cl_block(const poolgrad_problem *pr, const float *qws, const char *go
 }
 
 /* The pixel walker: channels [c0, c1) of every pixel of gradInput row grow, given the row's T window rows. */
-PG_AI void cl_row(const poolgrad_problem *pr, const float *qws, const char *go_end, char *grow, int64_t c0, int64_t c1,
+PG_AI void nhwc_row(const poolgrad_problem *pr, const float *qws, const char *go_end, char *grow, int64_t c0, int64_t c1,
                   int T, const int64_t *tbase, const int64_t *tfd, const pg_axis *axw, bool use_q, int64_t qpitch,
                   poolgrad_dtype dt)
 {
@@ -118,33 +118,33 @@ PG_AI void cl_row(const poolgrad_problem *pr, const float *qws, const char *go_e
             dst[nd++] = grow + ww * wstride * es;
         int64_t c = c0;
         for (; c + PG_CU * VL <= c1; c += PG_CU * VL)
-            cl_block(pr, qws, go_end, dst, nd, c, PG_CU, VL, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt);
+            nhwc_block(pr, qws, go_end, dst, nd, c, PG_CU, VL, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt);
         switch ((c1 - c) / VL) {
-        case 3: cl_block(pr, qws, go_end, dst, nd, c, 3, VL, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt); c += 3 * VL; break;
-        case 2: cl_block(pr, qws, go_end, dst, nd, c, 2, VL, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt); c += 2 * VL; break;
-        case 1: cl_block(pr, qws, go_end, dst, nd, c, 1, VL, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt); c += VL; break;
+        case 3: nhwc_block(pr, qws, go_end, dst, nd, c, 3, VL, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt); c += 3 * VL; break;
+        case 2: nhwc_block(pr, qws, go_end, dst, nd, c, 2, VL, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt); c += 2 * VL; break;
+        case 1: nhwc_block(pr, qws, go_end, dst, nd, c, 1, VL, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt); c += VL; break;
         default: break;
         }
         if (c < c1)
-            cl_block(pr, qws, go_end, dst, nd, c, 0, c1 - c, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt);
+            nhwc_block(pr, qws, go_end, dst, nd, c, 0, c1 - c, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt);
         w = w2;
     }
 }
 
 /* the band of a channel block: window rows x OW x Cb floats, channels [cb0, cb0 + cbn) */
-typedef struct pg_cl_band {
+typedef struct pg_nhwc_band {
     pg_qband b;
     int64_t cb0, cbn, Cb;
     const pg_axis *axw;
-} pg_cl_band;
+} pg_nhwc_band;
 
 /*
  * The window rows (od, oh) of gradInput row (n, d, h), ascending: tbase (gradOutput byte offset; the
  * workspace offset with use_q; the band offset, the row divided in on a miss, with bd) and, direct only
- * (cl_block reads it only then), tfd: the D x H divisor factor. Returns their number.
+ * (nhwc_block reads it only then), tfd: the D x H divisor factor. Returns their number.
  */
-PG_AI int cl_terms(const poolgrad_problem *pr, const pg_axis *axd, const pg_axis *axh, pg_pos p, bool use_q,
-                   pg_cl_band *bd, int64_t *tbase, int64_t *tfd, poolgrad_dtype dt)
+PG_AI int nhwc_terms(const poolgrad_problem *pr, const pg_axis *axd, const pg_axis *axh, pg_pos p, bool use_q,
+                   pg_nhwc_band *bd, int64_t *tbase, int64_t *tfd, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
@@ -181,7 +181,7 @@ PG_AI int cl_terms(const poolgrad_problem *pr, const pg_axis *axd, const pg_axis
 /* _nhwc (direct) and _nhwc_q (use_q: qws is the prepared workspace), one gradInput row at a time:
  * grouping rows that share their windows (computing them once) interleaves stores to several rows,
  * measured slower in every dtype than recomputing (commit 3c81a51, k2s2 bf16: 857 -> 642 us) */
-PG_AI void cl_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin, int64_t end, bool use_q,
+PG_AI void nhwc_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin, int64_t end, bool use_q,
                      poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
@@ -194,57 +194,57 @@ PG_AI void cl_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin
     int64_t tbase[PG_TMAX], tfd[PG_TMAX];
     pg_pos p = pg_pos_of(begin, IH, ID, 1);
     for (int64_t row = begin; row < end; row++) {
-        const int T = cl_terms(pr, &axes[0], &axes[1], p, use_q, NULL, tbase, tfd, dt);
+        const int T = nhwc_terms(pr, &axes[0], &axes[1], p, use_q, NULL, tbase, tfd, dt);
         char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
-        cl_row(pr, qws, go_end, grow, 0, C, T, tbase, tfd, &axes[2], use_q, C, dt);
+        nhwc_row(pr, qws, go_end, grow, 0, C, T, tbase, tfd, &axes[2], use_q, C, dt);
         pg_pos_advance(&p, 1, IH, ID, 1);
     }
 }
 
-static bool cl_supports(const poolgrad_problem *pr)
+static bool nhwc_supports(const poolgrad_problem *pr)
 {
     return pg_gi_cl(pr) && pg_terms_ok(pr) && (pg_go_empty(pr) || pg_unit(pr->c, pr->go_stride[PG_C]));
 }
 
 /* measured: the direct kernel divides (and widens f16/bf16) once per term; in f32 that beats the extra
  * workspace pass up to about 8 terms per element, in f16/bf16 only with one term */
-static bool cl_preferred(const poolgrad_problem *pr)
+static bool nhwc_preferred(const poolgrad_problem *pr)
 {
     int64_t terms = pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) * pg_ceil_div(pr->k[2], pr->s[2]);
     return terms <= (pr->dtype == POOLGRAD_F32 ? 8 : 1);
 }
 
-static void cl_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static void nhwc_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
 {
     (void)ws;
-    PG_DT_DISPATCH(pr->dtype, cl_run_dt, pr, NULL, begin, end, false);
+    PG_DT_DISPATCH(pr->dtype, nhwc_run_dt, pr, NULL, begin, end, false);
 }
 
-static bool clq_supports(const poolgrad_problem *pr) { return pg_gi_cl(pr) && pg_terms_ok(pr); }
-static size_t clq_workspace(const poolgrad_problem *pr) { return pg_q_workspace(pr, PG_QC); }
-static int64_t clq_prepare_items(const poolgrad_problem *pr) { return pg_q_items(pr, PG_QC); }
+static bool nhwc_q_supports(const poolgrad_problem *pr) { return pg_gi_cl(pr) && pg_terms_ok(pr); }
+static size_t nhwc_q_workspace(const poolgrad_problem *pr) { return pg_q_workspace(pr, PG_QC); }
+static int64_t nhwc_q_prepare_items(const poolgrad_problem *pr) { return pg_q_items(pr, PG_QC); }
 
-static void clq_prepare(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static void nhwc_q_prepare(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
 {
     PG_DT_DISPATCH(pr->dtype, pg_q_prepare_dt, pr, ws, begin, end, PG_QC);
 }
 
-static void clq_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static void nhwc_q_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
 {
-    PG_DT_DISPATCH(pr->dtype, cl_run_dt, pr, ws, begin, end, true);
+    PG_DT_DISPATCH(pr->dtype, nhwc_run_dt, pr, ws, begin, end, true);
 }
 
 /* ---- _nhwc_b */
 
-static inline int64_t pg_clb_sd(const poolgrad_problem *pr) { return pg_min(pg_ceil_div(pr->k[0], pr->s[0]), pg_max(pr->out[0], 1)); }
-static inline int64_t pg_clb_sh(const poolgrad_problem *pr) { return pg_min(pg_ceil_div(pr->k[1], pr->s[1]), pg_max(pr->out[1], 1)); }
+static inline int64_t pg_nhwc_b_sd(const poolgrad_problem *pr) { return pg_min(pg_ceil_div(pr->k[0], pr->s[0]), pg_max(pr->out[0], 1)); }
+static inline int64_t pg_nhwc_b_sh(const poolgrad_problem *pr) { return pg_min(pg_ceil_div(pr->k[1], pr->s[1]), pg_max(pr->out[1], 1)); }
 
 /* channels per block (a multiple of VL), 0 if the band cannot hold VL channels */
-static int64_t pg_clb_cb(const poolgrad_problem *pr)
+static int64_t pg_nhwc_b_cb(const poolgrad_problem *pr)
 {
     if (!pg_band_k_ok(pr) || pr->out[2] > PG_CBQ)
         return 0;
-    const int64_t slots = pg_clb_sd(pr) * pg_clb_sh(pr);
+    const int64_t slots = pg_nhwc_b_sd(pr) * pg_nhwc_b_sh(pr);
     if (slots > PG_CBS)
         return 0;
     const int64_t cmax = (PG_CBQ - VL) / (slots * pg_max(pr->out[2], 1)) / VL * VL;
@@ -254,28 +254,28 @@ static int64_t pg_clb_cb(const poolgrad_problem *pr)
     return pg_ceil_div(pg_ceil_div(pr->c, nb), VL) * VL;
 }
 
-static bool clb_supports(const poolgrad_problem *pr)
+static bool nhwc_b_supports(const poolgrad_problem *pr)
 {
-    return pg_gi_cl(pr) && pg_terms_ok(pr) && pg_clb_cb(pr) >= VL;
+    return pg_gi_cl(pr) && pg_terms_ok(pr) && pg_nhwc_b_cb(pr) >= VL;
 }
 
 /* measured: with one od row per gradInput row (2D) the band wins over the workspace pass; with more
  * (3D k3s2), the rows of the other od planes are evicted while h sweeps, and recomputing them loses */
-static bool clb_preferred(const poolgrad_problem *pr) { return pg_clb_sd(pr) == 1; }
+static bool nhwc_b_preferred(const poolgrad_problem *pr) { return pg_nhwc_b_sd(pr) == 1; }
 
-PG_AI void clb_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, poolgrad_dtype dt)
+PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], OW = pr->out[2];
     const int64_t *gs = pr->gi_stride;
-    const int64_t Cb = pg_clb_cb(pr);
+    const int64_t Cb = pg_nhwc_b_cb(pr);
     _Alignas(64) float qc[PG_CBQ];
     int64_t tag[PG_CBS];
     pg_axis axes[3];
     for (int a = 0; a < 3; a++)
         pg_axis_init(&axes[a], pr, a);
     int64_t tbase[PG_TMAX], tfd[PG_TMAX];
-    pg_cl_band band = { .b = { .q = qc, .tag = tag, .SD = pg_clb_sd(pr), .SH = pg_clb_sh(pr), .len = OW * Cb },
+    pg_nhwc_band band = { .b = { .q = qc, .tag = tag, .SD = pg_nhwc_b_sd(pr), .SH = pg_nhwc_b_sh(pr), .len = OW * Cb },
                         .Cb = Cb, .axw = &axes[2] };
     memset(qc, 0, sizeof qc); /* defined slack lanes */
     for (int64_t r0 = begin; r0 < end; r0 += PG_CBR) {
@@ -286,9 +286,9 @@ PG_AI void clb_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, po
             pg_qband_clear(&band.b);
             for (int64_t row = r0; row < r1; row++) {
                 const pg_pos p = pg_pos_of(row, IH, ID, 1);
-                const int T = cl_terms(pr, &axes[0], &axes[1], p, true, &band, tbase, tfd, dt);
+                const int T = nhwc_terms(pr, &axes[0], &axes[1], p, true, &band, tbase, tfd, dt);
                 char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
-                cl_row(pr, qc, NULL, grow, cb0, cb0 + band.cbn, T, tbase, tfd, &axes[2], true, Cb, dt);
+                nhwc_row(pr, qc, NULL, grow, cb0, cb0 + band.cbn, T, tbase, tfd, &axes[2], true, Cb, dt);
             }
         }
     }
@@ -297,26 +297,26 @@ PG_AI void clb_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, po
 _Static_assert(PG_CBQ * 4 + PG_CBS * 8 + 3 * sizeof(pg_axis) + PG_TMAX * 16 + PG_CLP * 8 < PG_STACK_BUDGET,
                "_nhwc_b run: stack buffers over the budget");
 
-static void clb_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static void nhwc_b_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
 {
     (void)ws;
-    PG_DT_DISPATCH(pr->dtype, clb_run_dt, pr, begin, end);
+    PG_DT_DISPATCH(pr->dtype, nhwc_b_run_dt, pr, begin, end);
 }
 
 /* ================================================================ the kernel table entries */
 
 const poolgrad_kernel PG_KSYM(nhwc) = {
-    .name = PG_NAME("nhwc"), .isa = PG_ISA, .supports = cl_supports, .preferred = cl_preferred,
-    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = cl_items, .run = cl_run,
+    .name = PG_NAME("nhwc"), .isa = PG_ISA, .supports = nhwc_supports, .preferred = nhwc_preferred,
+    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = nhwc_items, .run = nhwc_run,
 };
 
 const poolgrad_kernel PG_KSYM(nhwc_b) = {
-    .name = PG_NAME("nhwc_b"), .isa = PG_ISA, .supports = clb_supports, .preferred = clb_preferred,
-    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = cl_items, .run = clb_run,
+    .name = PG_NAME("nhwc_b"), .isa = PG_ISA, .supports = nhwc_b_supports, .preferred = nhwc_b_preferred,
+    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = nhwc_items, .run = nhwc_b_run,
 };
 
 const poolgrad_kernel PG_KSYM(nhwc_q) = {
-    .name = PG_NAME("nhwc_q"), .isa = PG_ISA, .supports = clq_supports, .preferred = NULL,
-    .workspace_size = clq_workspace, .prepare_items = clq_prepare_items, .prepare = clq_prepare,
-    .work_items = cl_items, .run = clq_run,
+    .name = PG_NAME("nhwc_q"), .isa = PG_ISA, .supports = nhwc_q_supports, .preferred = NULL,
+    .workspace_size = nhwc_q_workspace, .prepare_items = nhwc_q_prepare_items, .prepare = nhwc_q_prepare,
+    .work_items = nhwc_items, .run = nhwc_q_run,
 };

@@ -19,10 +19,10 @@
  *   _nchw_b  banded: q rows are divided inside run into a tagged stack band (qsource.h), blocks of
  *            PG_RB rows share the loads and picks of their window rows; no workspace.
  *   _nchw_q  workspace: a prepare pass writes q (PG_QW order), the run only picks and adds; same blocks.
- * _nchw_b and _nchw_q are one run (rows_block_run_dt) on one row-block planner (pg_rows_block).
+ * _nchw_b and _nchw_q are one run (nchw_block_run_dt) on one row-block planner (pg_nchw_block).
  */
 #ifndef PG_KSYM
-#error "wrows_tmpl.h is a template: include it from kernels_tmpl.h"
+#error "nchw_tmpl.h is a template: include it from kernels_tmpl.h"
 #endif
 
 /* window j of every lane from the segment q0 (++ q1 when two), its selector kept in L[j] (j < PG_JMAX) */
@@ -33,7 +33,7 @@ PG_AI vf pg_pick_kept(const vsel_keep *L, vlanes lanes, int j, vf q0, vf q1, boo
 
 /* ================================================================ _nchw: direct */
 
-static bool rows_supports(const poolgrad_problem *pr)
+static bool nchw_supports(const poolgrad_problem *pr)
 {
     return pg_gi_rows(pr) && pg_div_small(pr) && pg_terms_ok(pr) &&
            (pg_go_empty(pr) || pg_unit(pr->out[2], pr->go_stride[PG_W])) && pg_span_bound(pr) <= 2 * VL;
@@ -41,18 +41,18 @@ static bool rows_supports(const poolgrad_problem *pr)
 
 /* measured: the direct kernel wins while every gradInput row has a single window row (k <= s on D and H);
  * with more, dividing once into the workspace wins */
-static bool rows_preferred(const poolgrad_problem *pr)
+static bool nchw_preferred(const poolgrad_problem *pr)
 {
     return pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) <= 1;
 }
 
-static int64_t rows_items(const poolgrad_problem *pr) { return pr->n * pr->c * pr->in[0] * pr->in[1]; }
+static int64_t nchw_items(const poolgrad_problem *pr) { return pr->n * pr->c * pr->in[0] * pr->in[1]; }
 
 /*
  * The one-window-per-lane path's tables for a W block (every chunk has at most one window per lane and
  * one gradOutput vector): each lane's W divisor factor and the chunk's selector. False if it does not apply.
  */
-PG_AI bool rows_simple_setup(const poolgrad_problem *pr, const pg_wchunk *ch, int nch, const float *fwt, int64_t owlo,
+PG_AI bool nchw_simple_setup(const poolgrad_problem *pr, const pg_wchunk *ch, int nch, const float *fwt, int64_t owlo,
                              vf *sdw, vsel_keep *ssel)
 {
     const bool ovr = pr->divisor_override != 0;
@@ -77,7 +77,7 @@ PG_AI bool rows_simple_setup(const poolgrad_problem *pr, const pg_wchunk *ch, in
  * (D range [od0, od1), H range [oh0, oh1)), at most PG_GROUP and `left`; their d and h in gd, gh.
  * Moves p past the group and returns its size.
  */
-PG_AI int rows_group(const poolgrad_problem *pr, const pg_axis *axd, const pg_axis *axh, pg_pos *p, int64_t left,
+PG_AI int nchw_group(const poolgrad_problem *pr, const pg_axis *axd, const pg_axis *axh, pg_pos *p, int64_t left,
                      int64_t od0, int64_t od1, int64_t oh0, int64_t oh1, int64_t *gd, int64_t *gh)
 {
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1];
@@ -104,7 +104,7 @@ PG_AI int rows_group(const poolgrad_problem *pr, const pg_axis *axd, const pg_ax
 
 /* The chunk loop of the one-window-per-lane path: T <= 1 window rows, the first at gradOutput gp0 with
  * D x H divisor factor tdiv0 (1 when T == 0); lanes picked first, then divided by their own divisor. */
-PG_AI void rows_chunks_simple(const poolgrad_problem *pr, const pg_wchunk *ch, int nch, char *const *dst, int g, int T,
+PG_AI void nchw_chunks_simple(const poolgrad_problem *pr, const pg_wchunk *ch, int nch, char *const *dst, int g, int T,
                               const char *gp0, float tdiv0, const vf *sdw, const vsel_keep *ssel, const char *go_end,
                               poolgrad_dtype dt)
 {
@@ -126,7 +126,7 @@ PG_AI void rows_chunks_simple(const poolgrad_problem *pr, const pg_wchunk *ch, i
 
 /* The chunk loop: per chunk, the T window rows' gradOutput segments (toff: byte offsets, tdiv: D x H
  * factors) divided in registers (fwt: W factors of columns owlo ..), each lane's windows picked in order. */
-PG_AI void rows_chunks(const poolgrad_problem *pr, const pg_wchunk *ch, int nch, char *const *dst, int g, int T,
+PG_AI void nchw_chunks(const poolgrad_problem *pr, const pg_wchunk *ch, int nch, char *const *dst, int g, int T,
                        const int64_t *toff, const float *tdiv, const float *fwt, int64_t owlo, const char *go_end,
                        poolgrad_dtype dt)
 {
@@ -177,7 +177,7 @@ PG_AI void rows_chunks(const poolgrad_problem *pr, const pg_wchunk *ch, int nch,
     }
 }
 
-PG_AI void rows_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, poolgrad_dtype dt)
+PG_AI void nchw_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], IW = pr->in[2], OW = pr->out[2];
@@ -204,7 +204,7 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, p
             for (int64_t t = 0; t < len; t++)
                 fwt[t] = owlo + t < OW ? (float)pg_factor(pr, 2, owlo + t) : 1.0f;
         }
-        const bool simple = rows_simple_setup(pr, ch, nch, fwt, owlo, sdw, ssel);
+        const bool simple = nchw_simple_setup(pr, ch, nch, fwt, owlo, sdw, ssel);
         pg_pos p = pg_pos_of(begin, IH, ID, C);
         for (int64_t row = begin; row < end;) {
             int64_t od0, od1, oh0, oh1;
@@ -213,7 +213,7 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, p
             /* following rows of the same (n, c) plane with the same windows get the same bits: compute once */
             int64_t gh[PG_GROUP], gd[PG_GROUP];
             const int64_t gc = p.c, gn = p.n; /* the group never leaves its (n, c) plane */
-            const int g = rows_group(pr, axd, axh, &p, end - row, od0, od1, oh0, oh1, gd, gh);
+            const int g = nchw_group(pr, axd, axh, &p, end - row, od0, od1, oh0, oh1, gd, gh);
             /* the window rows of this group, in ascending (od, oh) order */
             int T = 0;
             for (int64_t od = od0; od < od1; od++) {
@@ -227,19 +227,19 @@ PG_AI void rows_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, p
             for (int r = 0; r < g; r++)
                 dst[r] = pr->gi + (gn * gs[PG_N] + gc * gs[PG_C] + gd[r] * gs[PG_D] + gh[r] * gs[PG_H] + wb) * es;
             if (simple && T <= 1)
-                rows_chunks_simple(pr, ch, nch, dst, g, T, T ? pr->go + toff[0] : NULL, T ? tdiv[0] : 1.0f, sdw, ssel, go_end,
+                nchw_chunks_simple(pr, ch, nch, dst, g, T, T ? pr->go + toff[0] : NULL, T ? tdiv[0] : 1.0f, sdw, ssel, go_end,
                                    dt);
             else
-                rows_chunks(pr, ch, nch, dst, g, T, toff, tdiv, fwt, owlo, go_end, dt);
+                nchw_chunks(pr, ch, nch, dst, g, T, toff, tdiv, fwt, owlo, go_end, dt);
             row += g;
         }
     }
 }
 
-static void rows_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static void nchw_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
 {
     (void)ws;
-    PG_DT_DISPATCH(pr->dtype, rows_run_dt, pr, begin, end);
+    PG_DT_DISPATCH(pr->dtype, nchw_run_dt, pr, begin, end);
 }
 
 /* ================================================================ _nchw_b, _nchw_q: row blocks */
@@ -255,36 +255,36 @@ static void rows_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_
  */
 
 /* windows covering one index: <= ceil(k / s); covering one of PG_RB consecutive indices: <= ceil((k + PG_RB - 1) / s) */
-static inline int64_t pg_band_sd(const poolgrad_problem *pr) { return pg_ceil_div(pr->k[0], pr->s[0]); }
-static inline int64_t pg_band_sh(const poolgrad_problem *pr) { return pg_ceil_div(pr->k[1] + PG_RB - 1, pr->s[1]); }
+static inline int64_t pg_nchw_b_sd(const poolgrad_problem *pr) { return pg_ceil_div(pr->k[0], pr->s[0]); }
+static inline int64_t pg_nchw_b_sh(const poolgrad_problem *pr) { return pg_ceil_div(pr->k[1] + PG_RB - 1, pr->s[1]); }
 
-static bool rowsq_supports(const poolgrad_problem *pr)
+static bool nchw_q_supports(const poolgrad_problem *pr)
 {
     return pg_gi_rows(pr) && pg_div_small(pr) && pg_terms_ok(pr);
 }
 
-static bool rowsb_supports(const poolgrad_problem *pr)
+static bool nchw_b_supports(const poolgrad_problem *pr)
 {
-    if (!rowsq_supports(pr))
+    if (!nchw_q_supports(pr))
         return false;
     if (!pg_band_k_ok(pr))
         return false;
     const int64_t wblk = pg_min(pr->in[2], PG_WCH * VL);
     const int64_t lb = pg_ceil_div((wblk - 1) / pr->s[2] + 1 + pg_max(2 * VL, pg_span_bound(pr)), VL) * VL;
-    const int64_t sd = pg_band_sd(pr), sh = pg_band_sh(pr);
+    const int64_t sd = pg_nchw_b_sd(pr), sh = pg_nchw_b_sh(pr);
     return lb <= PG_BL && sd * sh <= PG_BSLOTS && sd * sh * lb <= PG_BQ;
 }
 
 /* the band of one W block: window rows of columns [owlo, owhi) */
-typedef struct pg_rows_band {
+typedef struct pg_nchw_band {
     pg_qband b;
     int64_t owlo, owhi;
     const float *fwt; /* W factors of columns owlo .. */
     const char *go_end;
-} pg_rows_band;
+} pg_nchw_band;
 
 /* the band row of window row (od, oh) of plane (n, c), divided in on a miss: its offset in the band */
-PG_AI int64_t pg_rows_band_row(const poolgrad_problem *pr, pg_rows_band *bd, int64_t n, int64_t c, int64_t od,
+PG_AI int64_t pg_nchw_band_row(const poolgrad_problem *pr, pg_nchw_band *bd, int64_t n, int64_t c, int64_t od,
                                int64_t oh, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
@@ -307,8 +307,8 @@ PG_AI int64_t pg_rows_band_row(const poolgrad_problem *pr, pg_rows_band *bd, int
  * rows each covers. A block whose window rows exceed PG_TMAX (or the band's SH) is cut to one row.
  * Returns R; bd is NULL for the workspace.
  */
-PG_AI int pg_rows_block(const poolgrad_problem *pr, const pg_axis *axd, const pg_axis *axh, pg_pos p, int64_t left,
-                        pg_rows_band *bd, int64_t *toff, unsigned *tmask, int *nterms, poolgrad_dtype dt)
+PG_AI int pg_nchw_block(const poolgrad_problem *pr, const pg_axis *axd, const pg_axis *axh, pg_pos p, int64_t left,
+                        pg_nchw_band *bd, int64_t *toff, unsigned *tmask, int *nterms, poolgrad_dtype dt)
 {
     const int64_t C = pr->c, OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
     int64_t od0, od1;
@@ -333,7 +333,7 @@ PG_AI int pg_rows_block(const poolgrad_problem *pr, const pg_axis *axd, const pg
                         m |= 1u << r;
                 if (!m)
                     continue;
-                toff[T] = bd ? pg_rows_band_row(pr, bd, p.n, p.c, od, oh, dt)
+                toff[T] = bd ? pg_nchw_band_row(pr, bd, p.n, p.c, od, oh, dt)
                              : (((p.n * C + p.c) * OD + od) * OH + oh) * OW;
                 tmask[T] = m;
                 T++;
@@ -349,7 +349,7 @@ PG_AI int pg_rows_block(const poolgrad_problem *pr, const pg_axis *axd, const pg
  * picked q values of the T window rows that cover its row (tmask), in ascending window-row order, then
  * one store per row. Window row tt holds column ow at qbase[toff[tt] + ow - col0].
  */
-PG_AI void pg_rows_block_chunks(const float *qbase, const int64_t *toff, const unsigned *tmask, int T, int64_t col0,
+PG_AI void pg_nchw_block_chunks(const float *qbase, const int64_t *toff, const unsigned *tmask, int T, int64_t col0,
                                 const pg_wchunk *ch, int nch, char *const *dst, int R, int64_t es, poolgrad_dtype dt)
 {
     for (int i = 0; i < nch; i++) {
@@ -396,7 +396,7 @@ PG_AI void pg_rows_block_chunks(const float *qbase, const int64_t *toff, const u
 }
 
 /* _nchw_b (banded: q divided here into the stack band) or _nchw_q (qws: the prepared workspace) */
-PG_AI void rows_block_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin, int64_t end, bool banded,
+PG_AI void nchw_block_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin, int64_t end, bool banded,
                              poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
@@ -415,7 +415,7 @@ PG_AI void rows_block_run_dt(const poolgrad_problem *pr, const float *qws, int64
     _Alignas(64) float qc[PG_BQ];
     float fwt[PG_BL];
     int64_t tag[PG_BSLOTS];
-    pg_rows_band band = { .b = { .q = qc, .tag = tag, .SD = banded ? pg_min(pg_band_sd(pr), pg_max(OD, 1)) : 1 },
+    pg_nchw_band band = { .b = { .q = qc, .tag = tag, .SD = banded ? pg_min(pg_nchw_b_sd(pr), pg_max(OD, 1)) : 1 },
                           .fwt = fwt, .go_end = banded ? pg_go_end(pr, es) : NULL };
     for (int64_t wb = 0; wb < IW; wb += PG_WCH * VL) {
         const int64_t we = pg_min(IW, wb + PG_WCH * VL);
@@ -439,11 +439,11 @@ PG_AI void rows_block_run_dt(const poolgrad_problem *pr, const float *qws, int64
         pg_pos p = pg_pos_of(begin, IH, ID, C);
         for (int64_t row = begin; row < end;) {
             int T;
-            const int R = pg_rows_block(pr, axd, axh, p, end - row, banded ? &band : NULL, toff, tmask, &T, dt);
+            const int R = pg_nchw_block(pr, axd, axh, p, end - row, banded ? &band : NULL, toff, tmask, &T, dt);
             char *dst[PG_RB];
             for (int r = 0; r < R; r++)
                 dst[r] = pr->gi + (p.n * gs[PG_N] + p.c * gs[PG_C] + p.d * gs[PG_D] + (p.h + r) * gs[PG_H] + wb) * es;
-            pg_rows_block_chunks(banded ? qc : qws, toff, tmask, T, banded ? owlo : 0, ch, nch, dst, R, es, dt);
+            pg_nchw_block_chunks(banded ? qc : qws, toff, tmask, T, banded ? owlo : 0, ch, nch, dst, R, es, dt);
             row += R;
             pg_pos_advance(&p, R, IH, ID, C);
         }
@@ -457,39 +457,39 @@ _Static_assert(PG_WCH * (sizeof(pg_wchunk) + sizeof(vf) + sizeof(vsel_keep) + VL
                    2 * sizeof(pg_axis) < PG_STACK_BUDGET,
                "_nchw run: stack buffers over the budget");
 
-static void rowsb_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static void nchw_b_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
 {
     (void)ws;
-    PG_DT_DISPATCH(pr->dtype, rows_block_run_dt, pr, NULL, begin, end, true);
+    PG_DT_DISPATCH(pr->dtype, nchw_block_run_dt, pr, NULL, begin, end, true);
 }
 
-static size_t rowsq_workspace(const poolgrad_problem *pr) { return pg_q_workspace(pr, PG_QW); }
-static int64_t rowsq_prepare_items(const poolgrad_problem *pr) { return pg_q_items(pr, PG_QW); }
+static size_t nchw_q_workspace(const poolgrad_problem *pr) { return pg_q_workspace(pr, PG_QW); }
+static int64_t nchw_q_prepare_items(const poolgrad_problem *pr) { return pg_q_items(pr, PG_QW); }
 
-static void rowsq_prepare(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static void nchw_q_prepare(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
 {
     PG_DT_DISPATCH(pr->dtype, pg_q_prepare_dt, pr, ws, begin, end, PG_QW);
 }
 
-static void rowsq_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static void nchw_q_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
 {
-    PG_DT_DISPATCH(pr->dtype, rows_block_run_dt, pr, ws, begin, end, false);
+    PG_DT_DISPATCH(pr->dtype, nchw_block_run_dt, pr, ws, begin, end, false);
 }
 
 /* ================================================================ the kernel table entries */
 
 const poolgrad_kernel PG_KSYM(nchw) = {
-    .name = PG_NAME("nchw"), .isa = PG_ISA, .supports = rows_supports, .preferred = rows_preferred,
-    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = rows_items, .run = rows_run,
+    .name = PG_NAME("nchw"), .isa = PG_ISA, .supports = nchw_supports, .preferred = nchw_preferred,
+    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = nchw_items, .run = nchw_run,
 };
 
 const poolgrad_kernel PG_KSYM(nchw_b) = {
-    .name = PG_NAME("nchw_b"), .isa = PG_ISA, .supports = rowsb_supports, .preferred = NULL,
-    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = rows_items, .run = rowsb_run,
+    .name = PG_NAME("nchw_b"), .isa = PG_ISA, .supports = nchw_b_supports, .preferred = NULL,
+    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = nchw_items, .run = nchw_b_run,
 };
 
 const poolgrad_kernel PG_KSYM(nchw_q) = {
-    .name = PG_NAME("nchw_q"), .isa = PG_ISA, .supports = rowsq_supports, .preferred = NULL,
-    .workspace_size = rowsq_workspace, .prepare_items = rowsq_prepare_items, .prepare = rowsq_prepare,
-    .work_items = rows_items, .run = rowsq_run,
+    .name = PG_NAME("nchw_q"), .isa = PG_ISA, .supports = nchw_q_supports, .preferred = NULL,
+    .workspace_size = nchw_q_workspace, .prepare_items = nchw_q_prepare_items, .prepare = nchw_q_prepare,
+    .work_items = nchw_items, .run = nchw_q_run,
 };
