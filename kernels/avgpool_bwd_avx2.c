@@ -3,4 +3,4 @@
 #define PG_ISA POOLGRAD_ISA_AVX2
 #define PG_ISA_NAME "avx2"
 #define PG_KSYM(x) poolgrad_kernel_avx2_##x
-#include "avgpool_simd.h"
+#include "simd/kernels_tmpl.h"

@@ -4,4 +4,4 @@
 #define PG_ISA POOLGRAD_ISA_NEON
 #define PG_ISA_NAME "neon"
 #define PG_KSYM(x) poolgrad_kernel_neon_##x
-#include "avgpool_simd.h"
+#include "simd/kernels_tmpl.h"

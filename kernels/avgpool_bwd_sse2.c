@@ -3,4 +3,4 @@
 #define PG_ISA POOLGRAD_ISA_SSE2
 #define PG_ISA_NAME "sse2"
 #define PG_KSYM(x) poolgrad_kernel_sse2_##x
-#include "avgpool_simd.h"
+#include "simd/kernels_tmpl.h"

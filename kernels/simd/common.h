@@ -1,0 +1,130 @@
+/*
+ * Internal, part of the SIMD kernel template (kernels_tmpl.h): integer helpers, the facts about a
+ * problem that several kernel kinds test, and the dtype dispatch. ISA-independent except for VL.
+ */
+#ifndef POOLGRAD_KERNELS_SIMD_COMMON_H
+#define POOLGRAD_KERNELS_SIMD_COMMON_H
+
+#include "problem.h"
+#include "tuning.h"
+
+#define PG_NAME(suffix) PG_ISA_NAME "_" suffix
+
+static inline int64_t pg_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t pg_max(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline int64_t pg_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/*
+ * Calls fn(args..., dt) with dt a compile-time constant: the always-inline kernel bodies are
+ * specialised once per dtype (each switch arm is its own copy).
+ */
+#define PG_DT_DISPATCH(dtype, fn, ...) \
+    do { \
+        switch (dtype) { \
+        case POOLGRAD_F16: fn(__VA_ARGS__, POOLGRAD_F16); break; \
+        case POOLGRAD_BF16: fn(__VA_ARGS__, POOLGRAD_BF16); break; \
+        default: fn(__VA_ARGS__, POOLGRAD_F32); break; \
+        } \
+    } while (0)
+
+static inline bool pg_unit(int64_t size, int64_t stride) { return size <= 1 || stride == 1; }
+
+/* gradInput vectorized along C (channels-last); when both C and W are contiguous, the longer one */
+static inline bool pg_gi_cl(const poolgrad_problem *pr)
+{
+    bool uc = pg_unit(pr->c, pr->gi_stride[PG_C]), uw = pg_unit(pr->in[2], pr->gi_stride[PG_W]);
+    if (uc && uw)
+        return pr->c > pr->in[2];
+    return uc;
+}
+
+/* gradInput vectorized along W (NCHW / NCDHW rows, any other strides) */
+static inline bool pg_gi_rows(const poolgrad_problem *pr)
+{
+    return pg_unit(pr->in[2], pr->gi_stride[PG_W]) && !pg_gi_cl(pr);
+}
+
+static inline bool pg_go_empty(const poolgrad_problem *pr)
+{
+    return pr->out[0] <= 0 || pr->out[1] <= 0 || pr->out[2] <= 0;
+}
+
+/* Window rows (od, oh) covering one gradInput row fit the row walks' tables. */
+static inline bool pg_terms_ok(const poolgrad_problem *pr)
+{
+    return pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) <= PG_TMAX;
+}
+
+/* D and H kernel extents small enough for the band kinds' slot arithmetic (products of window counts) */
+static inline bool pg_band_k_ok(const poolgrad_problem *pr) { return pr->k[0] <= (1 << 20) && pr->k[1] <= (1 << 20); }
+
+/* All divisors are exact in float and any product of two per-axis partial products is exact too. */
+static inline bool pg_div_small(const poolgrad_problem *pr)
+{
+    if (pr->divisor_override != 0)
+        return true;
+    int64_t prod = 1;
+    for (int a = 0; a < 3; a++) {
+        int64_t span = pr->k[a], ip = pr->in[a] + 2 * pr->p[a];
+        if (ip < span)
+            span = ip;
+        if (span < 1)
+            span = 1;
+        if (span > (1 << 24))
+            return false;
+        prod *= span;
+        if (prod > (1 << 24))
+            return false;
+    }
+    return true;
+}
+
+/* One past the highest byte of the gradOutput view: full-vector loads that end below it are safe. */
+static inline const char *pg_go_end(const poolgrad_problem *pr, int64_t es)
+{
+    if (pg_go_empty(pr))
+        return pr->go;
+    const int64_t size[5] = { pr->n, pr->c, pr->out[0], pr->out[1], pr->out[2] };
+    int64_t hi = 0;
+    for (int d = 0; d < 5; d++)
+        if (pr->go_stride[d] > 0)
+            hi += (size[d] - 1) * pr->go_stride[d];
+    return pr->go + (hi + 1) * es;
+}
+
+/* ---- the row walk */
+
+/* position (n, c, d, h) of a row; the channels-last kinds walk (n, d, h) with c fixed at 0 (C = 1) */
+typedef struct pg_pos {
+    int64_t n, c, d, h;
+} pg_pos;
+
+PG_AI pg_pos pg_pos_of(int64_t row, int64_t IH, int64_t ID, int64_t C)
+{
+    pg_pos p;
+    int64_t t0 = row / IH;
+    p.h = row % IH;
+    p.d = t0 % ID;
+    t0 /= ID;
+    p.c = t0 % C;
+    p.n = t0 / C;
+    return p;
+}
+
+/* Move R rows on (R > 1 only within one (n, c, d) plane). */
+PG_AI void pg_pos_advance(pg_pos *p, int R, int64_t IH, int64_t ID, int64_t C)
+{
+    p->h += R;
+    if (p->h == IH) {
+        p->h = 0;
+        if (++p->d == ID) {
+            p->d = 0;
+            if (++p->c == C) {
+                p->c = 0;
+                ++p->n;
+            }
+        }
+    }
+}
+
+#endif

@@ -1,0 +1,146 @@
+/*
+ * Internal, part of the SIMD kernel template (kernels_tmpl.h): the memory operations of every kernel,
+ * dtype-generic (dt is a compile-time constant after inlining): gradOutput loads (full, partial,
+ * strided), result stores with canonical NaNs (full, partial, the same vector to several rows) and the
+ * libc-free small copies of the tails.
+ */
+#ifndef POOLGRAD_KERNELS_SIMD_MEM_H
+#define POOLGRAD_KERNELS_SIMD_MEM_H
+
+#include "convert.h"
+
+static inline int64_t pg_es(poolgrad_dtype dt) { return dt == POOLGRAD_F32 ? 4 : 2; }
+
+/* one gradOutput element, widened exactly in scalar code (convert.h) */
+PG_AI float pg_sc_load(const char *p, poolgrad_dtype dt)
+{
+    if (dt == POOLGRAD_F32) {
+        float f;
+        memcpy(&f, p, 4);
+        return f;
+    }
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return dt == POOLGRAD_F16 ? poolgrad_f16_to_f32_inline(h) : poolgrad_bf16_to_f32_inline(h);
+}
+
+/*
+ * Loads of gradOutput values, which only ever feed an IEEE division (x / divisor): bf16 is widened by
+ * the shift alone. A signaling NaN stays signaling here and the division quiets it exactly as
+ * convert.h does (quiet bit set, sign and payload kept), so the quotient's bits are the reference's.
+ */
+PG_AI vf pg_ld(const char *p, poolgrad_dtype dt)
+{
+    if (dt == POOLGRAD_F32)
+        return vf_loadu((const float *)(const void *)p);
+    vi h = vi_load_u16(p);
+    return dt == POOLGRAD_F16 ? vf_from_f16(h) : vi_as_f(vi_slli(h, 16));
+}
+
+/* stored bits (vf_to_bits) of VL results */
+PG_AI void pg_st_bits(char *p, vi bits, poolgrad_dtype dt)
+{
+    if (dt == POOLGRAD_F32)
+        vf_storeu((float *)(void *)p, vi_as_f(bits));
+    else
+        vi_store_u16(p, bits);
+}
+
+/* results (and f32 workspace tails) are stored with canonical NaNs */
+PG_AI void pg_st(char *p, vf v, poolgrad_dtype dt) { pg_st_bits(p, vf_to_bits(v, dt), dt); }
+
+/* copy nbytes (< 128) with constant-size moves: no libc call on the hot path */
+PG_AI void pg_copy_small(char *dst, const char *src, size_t nbytes)
+{
+    size_t o = 0;
+    if (VL * 4 >= 64 && (nbytes & 64)) { memcpy(dst + o, src + o, 64); o += 64; }
+    if (VL * 4 >= 32 && (nbytes & 32)) { memcpy(dst + o, src + o, 32); o += 32; }
+    if (nbytes & 16) { memcpy(dst + o, src + o, 16); o += 16; }
+    if (nbytes & 8) { memcpy(dst + o, src + o, 8); o += 8; }
+    if (nbytes & 4) { memcpy(dst + o, src + o, 4); o += 4; }
+    if (nbytes & 2) { memcpy(dst + o, src + o, 2); o += 2; }
+}
+
+/* min(n, VL) elements (n <= 0: none); the rest of the lanes read as +0.0 */
+PG_AI vf pg_ld_n(const char *p, int64_t n, poolgrad_dtype dt)
+{
+    float buf[VL];
+    memset(buf, 0, sizeof buf);
+    if (n > VL)
+        n = VL;
+    if (n > 0)
+        pg_copy_small((char *)buf, p, (size_t)n * (dt == POOLGRAD_F32 ? 4u : 2u));
+    return pg_ld((const char *)buf, dt);
+}
+
+/* store the first n lanes (0 < n <= VL): one full store to the stack, then constant-size moves */
+PG_AI void pg_st_n(char *p, vf v, int64_t n, poolgrad_dtype dt)
+{
+    float buf[VL];
+    pg_st((char *)buf, v, dt);
+    pg_copy_small(p, (const char *)buf, (size_t)n * (dt == POOLGRAD_F32 ? 4u : 2u));
+}
+
+/* n (<= VL) elements at a byte stride, widened exactly in scalar code; other lanes +0.0 */
+PG_AI vf pg_ld_strided(const char *p, int64_t stride_bytes, int64_t n, poolgrad_dtype dt)
+{
+    float t[VL];
+    for (int l = 0; l < VL; l++)
+        t[l] = l < n ? pg_sc_load(p + l * stride_bytes, dt) : 0.0f;
+    return vf_loadu(t);
+}
+
+/*
+ * Elements i .. i + nl - 1 (nl <= VL) of a gradOutput line whose elements are `stride` apart (unit:
+ * contiguous, see pg_unit), other lanes +0.0: one full load when the caller knows VL elements are
+ * readable (full), else a partial copy; a strided line is gathered in scalar code.
+ */
+PG_AI vf pg_ld_line(const char *line, int64_t i, int64_t stride, bool unit, bool full, int64_t nl, poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    if (!unit)
+        return pg_ld_strided(line + i * stride * es, stride * es, nl, dt);
+    return full ? pg_ld(line + i * es, dt) : pg_ld_n(line + i * es, nl, dt);
+}
+
+/* VL elements at p when they end inside the gradOutput view (go_end: pg_go_end), else the first n */
+PG_AI vf pg_ld_view(const char *p, const char *go_end, int64_t n, poolgrad_dtype dt)
+{
+    return p + VL * pg_es(dt) <= go_end ? pg_ld(p, dt) : pg_ld_n(p, n, dt);
+}
+
+/* n elements from p, all v */
+PG_AI void pg_fill(char *p, int64_t n, vf v, poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    int64_t i = 0;
+    for (; i + VL <= n; i += VL)
+        pg_st(p + i * es, v, dt);
+    if (i < n)
+        pg_st_n(p + i * es, v, n - i, dt);
+}
+
+/* a partial vector to n rows (tails only): out of line, so its stack buffer round trip never sits
+ * in the hot loop (inlined, the compiler hoisted the buffer load into every chunk: a store-forwarding stall) */
+static __attribute__((noinline)) void pg_st_n_rows(char *const *dst, int g, int64_t o, vf v, int64_t nl, poolgrad_dtype dt)
+{
+    for (int r = 0; r < g; r++)
+        pg_st_n(dst[r] + o, v, nl, dt);
+}
+
+/* the same vector to g rows at byte offset o: narrowed once */
+PG_AI void pg_st_rows(char *const *dst, int g, int64_t o, vf acc, int64_t nl, poolgrad_dtype dt)
+{
+    if (nl != VL) {
+        pg_st_n_rows(dst, g, o, acc, nl, dt);
+    } else if (dt == POOLGRAD_F32 || g == 1) {
+        for (int r = 0; r < g; r++)
+            pg_st(dst[r] + o, acc, dt);
+    } else {
+        const vi bits = vf_to_bits(acc, dt);
+        for (int r = 0; r < g; r++)
+            vi_store_u16(dst[r] + o, bits);
+    }
+}
+
+#endif

@@ -1,0 +1,322 @@
+/*
+ * Template: the channels-last kernels (_nhwc, _nhwc_b, _nhwc_q). Included once per ISA translation
+ * unit by kernels_tmpl.h, after the vector layer, the axis tables and the q sources.
+ *
+ * Template parameters (defined by the including translation unit):
+ *   PG_ISA        the poolgrad_isa the kernels are dispatched as
+ *   PG_ISA_NAME   the kernel name prefix, used through PG_NAME
+ *   PG_KSYM(x)    the symbol of kernel x
+ * Defines: const poolgrad_kernel PG_KSYM(nhwc), PG_KSYM(nhwc_b), PG_KSYM(nhwc_q).
+ *
+ * gradInput channels-last (C contiguous); work items are the rows (n, d, h) of IW pixels. All lanes of
+ * a vector share their windows and divisor. Every kind runs one gradInput row at a time through one
+ * pixel walker (nhwc_row): pixels in W order, f16/bf16 pixels sharing their windows computed and narrowed
+ * once (up to PG_CLP), channel blocks of up to PG_CU vectors (nhwc_block), terms: the row's window rows
+ * (od, oh), then ow.
+ *   _nhwc    direct: gradOutput C contiguous, divided per term (the divisor is (float) of the int64
+ *            product, as in the reference).
+ *   _nhwc_b  banded: q divided inside run into a stack band (qsource.h): rows in groups of PG_CBR;
+ *            within a group, channel blocks of Cb channels (so one row's window rows of one block fit
+ *            the band), then rows. The band holds the window rows (od, oh) x OW x Cb, SD, SH >= the
+ *            window rows of one gradInput row, so a row's own rows never evict each other; the group's
+ *            gradInput rows stay in cache between blocks. Any gradOutput view.
+ *   _nhwc_q  workspace: a prepare pass writes q in PG_QC order. Any gradOutput view.
+ */
+#ifndef PG_KSYM
+#error "nhwc_tmpl.h is a template: include it from kernels_tmpl.h"
+#endif
+
+static int64_t nhwc_items(const poolgrad_problem *pr) { return pr->n * pr->in[0] * pr->in[1]; }
+
+/*
+ * One channel block of nv (1..PG_CU, a constant after inlining) full vectors, or one partial vector of nl
+ * lanes when nv == 0, at channel c of ndst pixels sharing their windows. Terms: window rows tt (tbase:
+ * gradOutput byte offset, or q offset when use_q; tfd: their D x H divisor factor), then ow in
+ * [ow0, ow1). q at (tt, ow, c) is qws[tbase[tt] + ow * qpitch + c].
+ */
+PG_AI void nhwc_block(const poolgrad_problem *pr, const float *qws, const char *go_end, char *const *dst, int ndst,
+                    int64_t c, int nv, int64_t nl, int T, const int64_t *tbase, const int64_t *tfd, int64_t ow0,
+                    int64_t ow1, const pg_axis *axw, bool use_q, int64_t qpitch, poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t wstep = pr->go_stride[PG_W] * es;
+    const bool ovr = pr->divisor_override != 0;
+    const float ovf = (float)pr->divisor_override;
+    vf acc[PG_CU];
+    for (int u = 0; u < PG_CU; u++)
+        acc[u] = vf_zero();
+    for (int tt = 0; tt < T; tt++) {
+        for (int64_t ow = ow0; ow < ow1; ow++) {
+            if (use_q) {
+                const float *q = qws + (tbase[tt] + ow * qpitch + c); /* the workspace has VL floats of slack */
+                if (nv == 0) {
+                    acc[0] = vf_add(acc[0], vf_loadu(q));
+                } else {
+                    for (int u = 0; u < nv; u++)
+                        acc[u] = vf_add(acc[u], vf_loadu(q + u * VL));
+                }
+            } else {
+                const vf dv = vf_set1(ovr ? ovf : (float)(tfd[tt] * pg_axis_factor(axw, pr, ow)));
+                const char *g = pr->go + tbase[tt] + ow * wstep + c * es;
+                if (nv == 0) {
+                    const vf x = pg_ld_view(g, go_end, nl, dt);
+                    acc[0] = vf_add(acc[0], vf_div(x, dv));
+                } else {
+                    for (int u = 0; u < nv; u++)
+                        acc[u] = vf_add(acc[u], vf_div(pg_ld(g + u * VL * es, dt), dv));
+                }
+            }
+        }
+    }
+    if (nv == 0) {
+        if (dt == POOLGRAD_F32) {
+            for (int r = 0; r < ndst; r++)
+                pg_st_n(dst[r] + c * es, acc[0], nl, dt);
+        } else { /* narrow once */
+            char buf[VL * 4];
+            pg_st(buf, acc[0], dt);
+            for (int r = 0; r < ndst; r++)
+                pg_copy_small(dst[r] + c * es, buf, (size_t)(nl * es));
+        }
+    } else {
+        if (dt == POOLGRAD_F32 || ndst == 1) {
+            for (int r = 0; r < ndst; r++) /* pixel by pixel: sequential stores */
+                for (int u = 0; u < nv; u++)
+                    pg_st(dst[r] + (c + u * VL) * es, acc[u], dt);
+        } else { /* narrow once, store the same bits to every pixel */
+            vi bits[PG_CU];
+            for (int u = 0; u < nv; u++)
+                bits[u] = vf_to_bits(acc[u], dt);
+            for (int r = 0; r < ndst; r++)
+                for (int u = 0; u < nv; u++)
+                    vi_store_u16(dst[r] + (c + u * VL) * es, bits[u]);
+        }
+    }
+}
+
+/* The pixel walker: channels [c0, c1) of every pixel of gradInput row grow, given the row's T window rows. */
+PG_AI void nhwc_row(const poolgrad_problem *pr, const float *qws, const char *go_end, char *grow, int64_t c0, int64_t c1,
+                  int T, const int64_t *tbase, const int64_t *tfd, const pg_axis *axw, bool use_q, int64_t qpitch,
+                  poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt), IW = pr->in[2], wstride = pr->gi_stride[PG_W];
+    for (int64_t w = 0; w < IW;) {
+        int64_t ow0, ow1;
+        pg_axis_range(axw, pr, w, &ow0, &ow1);
+        /* following pixels with the same windows get the same bits (narrowing once pays in f16/bf16) */
+        int64_t w2 = w + 1;
+        while (dt != POOLGRAD_F32 && w2 < IW && w2 - w + 1 <= PG_CLP) {
+            int64_t b0, b1;
+            pg_axis_range(axw, pr, w2, &b0, &b1);
+            if (b0 != ow0 || b1 != ow1)
+                break;
+            w2++;
+        }
+        char *dst[PG_CLP];
+        int nd = 0;
+        for (int64_t ww = w; ww < w2; ww++)
+            dst[nd++] = grow + ww * wstride * es;
+        int64_t c = c0;
+        for (; c + PG_CU * VL <= c1; c += PG_CU * VL)
+            nhwc_block(pr, qws, go_end, dst, nd, c, PG_CU, VL, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt);
+        switch ((c1 - c) / VL) {
+        case 3: nhwc_block(pr, qws, go_end, dst, nd, c, 3, VL, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt); c += 3 * VL; break;
+        case 2: nhwc_block(pr, qws, go_end, dst, nd, c, 2, VL, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt); c += 2 * VL; break;
+        case 1: nhwc_block(pr, qws, go_end, dst, nd, c, 1, VL, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt); c += VL; break;
+        default: break;
+        }
+        if (c < c1)
+            nhwc_block(pr, qws, go_end, dst, nd, c, 0, c1 - c, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt);
+        w = w2;
+    }
+}
+
+/* the band of a channel block: window rows x OW x Cb floats, channels [cb0, cb0 + cbn) */
+typedef struct pg_nhwc_band {
+    pg_qband b;
+    int64_t cb0, cbn, Cb;
+    const pg_axis *axw;
+} pg_nhwc_band;
+
+/*
+ * The window rows (od, oh) of gradInput row (n, d, h), ascending: tbase (gradOutput byte offset; the
+ * workspace offset with use_q; the band offset, the row divided in on a miss, with bd) and, direct only
+ * (nhwc_block reads it only then), tfd: the D x H divisor factor. Returns their number.
+ */
+PG_AI int nhwc_terms(const poolgrad_problem *pr, const pg_axis *axd, const pg_axis *axh, pg_pos p, bool use_q,
+                   pg_nhwc_band *bd, int64_t *tbase, int64_t *tfd, poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t C = pr->c, OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
+    const int64_t *os = pr->go_stride;
+    const bool ovr = pr->divisor_override != 0;
+    int64_t od0, od1, oh0, oh1;
+    pg_axis_range(axd, pr, p.d, &od0, &od1);
+    pg_axis_range(axh, pr, p.h, &oh0, &oh1);
+    int T = 0;
+    for (int64_t od = od0; od < od1; od++) {
+        const int64_t fd = ovr ? 1 : pg_axis_factor(axd, pr, od);
+        for (int64_t oh = oh0; oh < oh1; oh++, T++) {
+            if (bd) {
+                const int64_t key = (p.n * OD + od) * OH + oh;
+                int64_t sl;
+                if (pg_qband_claim(&bd->b, key, od, oh, &sl)) { /* divide the row's block once: the prepare pass's division */
+                    const char *g = pr->go + (p.n * os[PG_N] + od * os[PG_D] + oh * os[PG_H] + bd->cb0 * os[PG_C]) * es;
+                    const int64_t fdh = ovr ? 1 : fd * pg_axis_factor(axh, pr, oh);
+                    pg_q_divide(pr, PG_QC, g, 0, bd->cbn, fdh, NULL, bd->axw, NULL, bd->b.q + sl * bd->b.len, bd->Cb,
+                                true, dt);
+                }
+                tbase[T] = sl * bd->b.len - bd->cb0;
+            } else if (use_q) {
+                tbase[T] = ((p.n * OD + od) * OH + oh) * OW * C;
+            } else {
+                tbase[T] = (p.n * os[PG_N] + od * os[PG_D] + oh * os[PG_H]) * es;
+                tfd[T] = ovr ? 1 : fd * pg_axis_factor(axh, pr, oh);
+            }
+        }
+    }
+    return T;
+}
+
+/* _nhwc (direct) and _nhwc_q (use_q: qws is the prepared workspace), one gradInput row at a time:
+ * grouping rows that share their windows (computing them once) interleaves stores to several rows,
+ * measured slower in every dtype than recomputing (commit 3c81a51, k2s2 bf16: 857 -> 642 us) */
+PG_AI void nhwc_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin, int64_t end, bool use_q,
+                     poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1];
+    const int64_t *gs = pr->gi_stride;
+    const char *const go_end = use_q ? NULL : pg_go_end(pr, es);
+    pg_axis axes[3];
+    for (int a = 0; a < 3; a++)
+        pg_axis_init(&axes[a], pr, a);
+    int64_t tbase[PG_TMAX], tfd[PG_TMAX];
+    pg_pos p = pg_pos_of(begin, IH, ID, 1);
+    for (int64_t row = begin; row < end; row++) {
+        const int T = nhwc_terms(pr, &axes[0], &axes[1], p, use_q, NULL, tbase, tfd, dt);
+        char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
+        nhwc_row(pr, qws, go_end, grow, 0, C, T, tbase, tfd, &axes[2], use_q, C, dt);
+        pg_pos_advance(&p, 1, IH, ID, 1);
+    }
+}
+
+static bool nhwc_supports(const poolgrad_problem *pr)
+{
+    return pg_gi_cl(pr) && pg_terms_ok(pr) && (pg_go_empty(pr) || pg_unit(pr->c, pr->go_stride[PG_C]));
+}
+
+/* measured: the direct kernel divides (and widens f16/bf16) once per term; in f32 that beats the extra
+ * workspace pass up to about 8 terms per element, in f16/bf16 only with one term */
+static bool nhwc_preferred(const poolgrad_problem *pr)
+{
+    int64_t terms = pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) * pg_ceil_div(pr->k[2], pr->s[2]);
+    return terms <= (pr->dtype == POOLGRAD_F32 ? 8 : 1);
+}
+
+static void nhwc_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+{
+    (void)ws;
+    PG_DT_DISPATCH(pr->dtype, nhwc_run_dt, pr, NULL, begin, end, false);
+}
+
+static bool nhwc_q_supports(const poolgrad_problem *pr) { return pg_gi_cl(pr) && pg_terms_ok(pr); }
+static size_t nhwc_q_workspace(const poolgrad_problem *pr) { return pg_q_workspace(pr, PG_QC); }
+static int64_t nhwc_q_prepare_items(const poolgrad_problem *pr) { return pg_q_items(pr, PG_QC); }
+
+static void nhwc_q_prepare(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+{
+    PG_DT_DISPATCH(pr->dtype, pg_q_prepare_dt, pr, ws, begin, end, PG_QC);
+}
+
+static void nhwc_q_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+{
+    PG_DT_DISPATCH(pr->dtype, nhwc_run_dt, pr, ws, begin, end, true);
+}
+
+/* ---- _nhwc_b */
+
+static inline int64_t pg_nhwc_b_sd(const poolgrad_problem *pr) { return pg_min(pg_ceil_div(pr->k[0], pr->s[0]), pg_max(pr->out[0], 1)); }
+static inline int64_t pg_nhwc_b_sh(const poolgrad_problem *pr) { return pg_min(pg_ceil_div(pr->k[1], pr->s[1]), pg_max(pr->out[1], 1)); }
+
+/* channels per block (a multiple of VL), 0 if the band cannot hold VL channels */
+static int64_t pg_nhwc_b_cb(const poolgrad_problem *pr)
+{
+    if (!pg_band_k_ok(pr) || pr->out[2] > PG_CBQ)
+        return 0;
+    const int64_t slots = pg_nhwc_b_sd(pr) * pg_nhwc_b_sh(pr);
+    if (slots > PG_CBS)
+        return 0;
+    const int64_t cmax = (PG_CBQ - VL) / (slots * pg_max(pr->out[2], 1)) / VL * VL;
+    if (cmax < VL)
+        return 0;
+    const int64_t nb = pg_ceil_div(pr->c, cmax); /* as few blocks as fit, of even size */
+    return pg_ceil_div(pg_ceil_div(pr->c, nb), VL) * VL;
+}
+
+static bool nhwc_b_supports(const poolgrad_problem *pr)
+{
+    return pg_gi_cl(pr) && pg_terms_ok(pr) && pg_nhwc_b_cb(pr) >= VL;
+}
+
+/* measured: with one od row per gradInput row (2D) the band wins over the workspace pass; with more
+ * (3D k3s2), the rows of the other od planes are evicted while h sweeps, and recomputing them loses */
+static bool nhwc_b_preferred(const poolgrad_problem *pr) { return pg_nhwc_b_sd(pr) == 1; }
+
+PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], OW = pr->out[2];
+    const int64_t *gs = pr->gi_stride;
+    const int64_t Cb = pg_nhwc_b_cb(pr);
+    _Alignas(64) float qc[PG_CBQ];
+    int64_t tag[PG_CBS];
+    pg_axis axes[3];
+    for (int a = 0; a < 3; a++)
+        pg_axis_init(&axes[a], pr, a);
+    int64_t tbase[PG_TMAX], tfd[PG_TMAX];
+    pg_nhwc_band band = { .b = { .q = qc, .tag = tag, .SD = pg_nhwc_b_sd(pr), .SH = pg_nhwc_b_sh(pr), .len = OW * Cb },
+                        .Cb = Cb, .axw = &axes[2] };
+    memset(qc, 0, sizeof qc); /* defined slack lanes */
+    for (int64_t r0 = begin; r0 < end; r0 += PG_CBR) {
+        const int64_t r1 = pg_min(end, r0 + PG_CBR);
+        for (int64_t cb0 = 0; cb0 < C; cb0 += Cb) {
+            band.cb0 = cb0;
+            band.cbn = pg_min(Cb, C - cb0);
+            pg_qband_clear(&band.b);
+            for (int64_t row = r0; row < r1; row++) {
+                const pg_pos p = pg_pos_of(row, IH, ID, 1);
+                const int T = nhwc_terms(pr, &axes[0], &axes[1], p, true, &band, tbase, tfd, dt);
+                char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
+                nhwc_row(pr, qc, NULL, grow, cb0, cb0 + band.cbn, T, tbase, tfd, &axes[2], true, Cb, dt);
+            }
+        }
+    }
+}
+
+_Static_assert(PG_CBQ * 4 + PG_CBS * 8 + 3 * sizeof(pg_axis) + PG_TMAX * 16 + PG_CLP * 8 < PG_STACK_BUDGET,
+               "_nhwc_b run: stack buffers over the budget");
+
+static void nhwc_b_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+{
+    (void)ws;
+    PG_DT_DISPATCH(pr->dtype, nhwc_b_run_dt, pr, begin, end);
+}
+
+/* ================================================================ the kernel table entries */
+
+const poolgrad_kernel PG_KSYM(nhwc) = {
+    .name = PG_NAME("nhwc"), .isa = PG_ISA, .supports = nhwc_supports, .preferred = nhwc_preferred,
+    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = nhwc_items, .run = nhwc_run,
+};
+
+const poolgrad_kernel PG_KSYM(nhwc_b) = {
+    .name = PG_NAME("nhwc_b"), .isa = PG_ISA, .supports = nhwc_b_supports, .preferred = nhwc_b_preferred,
+    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = nhwc_items, .run = nhwc_b_run,
+};
+
+const poolgrad_kernel PG_KSYM(nhwc_q) = {
+    .name = PG_NAME("nhwc_q"), .isa = PG_ISA, .supports = nhwc_q_supports, .preferred = NULL,
+    .workspace_size = nhwc_q_workspace, .prepare_items = nhwc_q_prepare_items, .prepare = nhwc_q_prepare,
+    .work_items = nhwc_items, .run = nhwc_q_run,
+};

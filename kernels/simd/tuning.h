@@ -1,0 +1,106 @@
+/*
+ * Internal: every tuning constant of the SIMD kernels, in one place. None of them changes a bit of the
+ * results (each gradInput element still gets its own terms in ascending (od, oh, ow) order); they only
+ * bound stack buffers and decide how work is blocked.
+ *
+ * Each entry: value and unit; what bounds it; where the value comes from. "Measured" means the commit
+ * that introduced or changed the value reports a before/after benchmark (single thread, AVX-512 kernels,
+ * chosen on AMD EPYC Zen 4 as the commit history records it); the other values were set when the code
+ * was written and no measurement of alternatives is recorded.
+ *
+ * The budget: every kernel call (run or prepare) uses less than PG_STACK_BUDGET bytes of stack. It is
+ * enforced at build time on the kernel libraries (kernels/meson.build: gcc -Werror=stack-usage=,
+ * clang -Werror=frame-larger-than=), and the _Static_asserts below and in the templates check the
+ * largest buffers against it.
+ */
+#ifndef POOLGRAD_KERNELS_SIMD_TUNING_H
+#define POOLGRAD_KERNELS_SIMD_TUNING_H
+
+/* Stack bytes one kernel call may use: execute() runs kernels on OpenMP threads, whose stacks are
+ * often small (OMP_STACKSIZE). Bound: the build-time check. */
+#ifndef PG_STACK_BUDGET /* kernels/meson.build passes the value it enforces */
+#define PG_STACK_BUDGET 65536
+#endif
+
+/* ---- shared by the W-vectorized kinds (_nchw, _nchw_b, _nchw_q) */
+
+/* W chunks (of VL gradInput elements) per W block: the per-chunk window tables (pg_wchunk, ~150 B at
+ * VL 16) live on the stack. Unit: chunks (a W block is PG_WCH * VL elements). Bound: stack. Origin: set
+ * with the first SIMD kernels, no measurement recorded. */
+#define PG_WCH 64
+
+/* Windows per lane with precomputed lane selectors (vsel_at once per chunk, not per window row);
+ * a lane with more windows is picked with selectors made on the fly. Unit: windows. Bound: registers
+ * and the unrolled cases 1..3 of the _nchw chunk loop (needs >= 3). Origin: set with the per-chunk
+ * selectors, no measurement recorded. */
+#define PG_JMAX 4
+
+/* Longest axis (input or output extent) with per-call window tables (pg_axis: 2 x int32 + int64 per
+ * index, 8 KiB per axis at 512); longer axes compute ranges and factors on the fly. Unit: indices.
+ * Bound: stack (lowered from 1024 to make room for the _nchw_b band, commit d7bc95b). */
+#define PG_AXMAX 512
+
+/* Window rows (od, oh) per gradInput row (or row block) the row walks can hold: offset, divisor and
+ * mask tables of this many entries live on the stack; problems with more are not supported by the SIMD
+ * kernels (the reference takes them). Unit: window rows. Bound: stack. Origin: no measurement
+ * recorded. */
+#define PG_TMAX 512
+
+/* _nchw: consecutive gradInput rows of one (n, c) plane with the same windows, computed once and
+ * stored to each. Unit: rows. Bound: the dst pointer table. Origin: no measurement recorded. */
+#define PG_GROUP 8
+
+/* _nchw_q prepare pass: W factors tabulated per block of this many gradOutput columns. Unit: columns
+ * (floats on the stack: PG_OWB + VL). Bound: stack. Origin: set with the first SIMD kernels, no
+ * measurement recorded. */
+#define PG_OWB 1024
+
+/* _nchw_b / _nchw_q: consecutive gradInput rows of one (n, c, d) plane run as one block, sharing
+ * loads and picks of the window rows they have in common. Unit: rows. Bound: accumulators in registers
+ * (PG_RB per chunk) and the row mask (unsigned, <= 32 bits). Origin: commit 6174a65, no numbers
+ * recorded. */
+#define PG_RB 4
+
+/* _nchw_b band: q floats cached on the stack (16 KiB, half of a 32 KiB L1D), the longest cached q row
+ * (floats) and the number of cached rows (tags). Bound: stack and L1D. Origin: measured, commit d7bc95b
+ * (against the workspace kernel: resnet f32 nchw 3.12 -> 2.43 ms, inception f32 7.2 -> 6.4 ms, 3D k3s1
+ * bf16 14.4 -> 10.8 ms). */
+#define PG_BQ 4096
+#define PG_BL 1024
+#define PG_BSLOTS 512
+
+/* ---- channels-last kinds (_nhwc, _nhwc_b, _nhwc_q) */
+
+/* Vectors per channel block (accumulators in registers). Unit: vectors of VL channels. Bound:
+ * registers (16 at 128/256 bits). Origin: set with the first SIMD kernels, no measurement recorded. */
+#define PG_CU 4
+
+/* f16/bf16: consecutive pixels of a row with the same windows, computed and narrowed once. Unit:
+ * pixels. Bound: the dst pointer table. Origin: commit 09f6fe9, no numbers recorded. */
+#define PG_CLP 32
+
+/* _nhwc_b band: q floats cached on the stack (24 KiB), slots (tags) and gradInput rows per group (the
+ * group's rows stay in cache between channel blocks). Bound: stack and L1/L2. Origin: measured, commit
+ * cfee2ca (inception bf16 nhwc 6.25 -> 3.05 ms, resnet f16 nhwc 2.41 -> 1.28 ms against _nhwc_q). */
+#define PG_CBQ 6144
+#define PG_CBS 64
+#define PG_CBR 16
+
+/* ---- global pooling */
+
+/* Channels per pattern block of the channels-last global fill (one block for usual C, so each pixel
+ * is one contiguous copy). Unit: channels (PG_GCB * 4 bytes on the stack). Bound: stack. Origin:
+ * measured, commit 93a54ca (256 -> 4096: f32 nhwc 947 -> 376 us, bf16 nhwc 529 -> 161 us). */
+#define PG_GCB 4096
+
+/* ---- buffer checks (sizes independent of the vector width; the templates check the rest) */
+_Static_assert(PG_JMAX >= 3, "the _nchw chunk loop unrolls windows 0..2 on precomputed selectors");
+_Static_assert(PG_RB >= 1 && PG_RB <= 32, "row masks of a block are unsigned bit sets");
+_Static_assert(PG_BL <= PG_BQ, "a _nchw_b band row must fit the band");
+_Static_assert(PG_BSLOTS * 8 + PG_BQ * 4 + PG_BL * 4 <= PG_STACK_BUDGET / 2, "_nchw_b band buffers");
+_Static_assert(PG_CBQ * 4 + PG_CBS * 8 <= PG_STACK_BUDGET / 2, "_nhwc_b band buffers");
+_Static_assert(PG_GCB * 4 <= PG_STACK_BUDGET / 2, "global pattern buffer");
+_Static_assert(PG_TMAX * (8 + 8) <= PG_STACK_BUDGET / 4, "window-row tables");
+_Static_assert(PG_AXMAX * (4 + 4 + 8) * 3 <= PG_STACK_BUDGET, "three axis tables");
+
+#endif

@@ -1,0 +1,132 @@
+/*
+ * Internal: the vector layer, the only place that names SIMDe (XNNPACK src/xnnpack/simd style). The
+ * including translation unit selects the level with PG_VEC_LEVEL before inclusion:
+ *   1 = 128-bit (vec128.h: simde_mm_*, SSE2 subset; also the NEON translation unit, where SIMDe lowers
+ *       it to Advanced SIMD),
+ *   2 = 256-bit (vec256.h: simde_mm256_*, AVX2),
+ *   3 = 512-bit (vec512.h: simde_mm512_*, AVX-512 F+BW+VL).
+ * Every level provides the same names:
+ *   VL, vf (VL floats), vi (VL int32)
+ *   vf_zero vf_set1 vf_add vf_sub vf_mul vf_div vf_loadu vf_storeu          IEEE float lanes
+ *   vi_set1 vi_loadu vi_and vi_or vi_add vi_sub vi_slli vi_srli vi_srai      int32 lanes
+ *   vi_as_f vf_as_i                                                           bit casts
+ *   vi_sel_gt vi_all_in                                                       masks (compare and select)
+ *   vi_load_u16 vi_store_u16                                                  VL 16-bit values in memory
+ *   vlanes vlanes_load, vsel vsel_at, vf_pick1 vf_pick2 vf_pick, vsel_keep vsel_put vsel_get   masked picks
+ * and this file adds, on top of them and identical at every level:
+ *   vf_pick_mem                                 the scalar gather for segments longer than two registers
+ *   vf_from_f16 vf_from_bf16 vf_to_f16 vf_to_bf16 vf_canonical_nan vf_to_bits   lane-wise conversions
+ *
+ * Masked picks. A W chunk's lane table gives each lane l the start rel[l] of its windows in a segment
+ * of q values and their count cnt[l]. vlanes_load takes the table into registers (at 128 bits: keeps
+ * pointers), vsel_at(t, j) selects window j of every lane, and
+ *   vf_pick1(s, a)     lane l = a[rel[l] + j]          if j < cnt[l], else +0.0 (segment of one register)
+ *   vf_pick2(s, a, b)  lane l = (a ++ b)[rel[l] + j]   if j < cnt[l], else +0.0 (two registers)
+ *   vf_pick(s, a, b, two)  vf_pick2 if two, else vf_pick1 (at 128 bits always the gather, no branch)
+ * (AVX-512: one zero-masking vpermps / vpermt2ps; AVX2: vpermps (+ blend) and an and; 128-bit: a
+ * scalar gather from a stack copy). Selectors reused across window rows are kept in a vsel_keep:
+ * vsel_put(&k, vsel_at(t, j)) once, vsel_get(&k, t, j) per use (at 128 bits nothing is kept and
+ * vsel_get is vsel_at: the gather reads the lane table directly).
+ *
+ * Only IEEE add/sub/mul/div are used on floats (never FMA); integer code does the f16/bf16 bits.
+ * Every function is static inline: each ISA translation unit gets its own copy.
+ */
+#ifndef POOLGRAD_KERNELS_SIMD_VEC_H
+#define POOLGRAD_KERNELS_SIMD_VEC_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "poolgrad/poolgrad.h"
+
+#ifndef PG_VEC_LEVEL
+#error "define PG_VEC_LEVEL (1, 2 or 3) before including simd/vec.h"
+#endif
+
+#define PG_AI static inline __attribute__((always_inline))
+
+#if PG_VEC_LEVEL == 1
+#include "vec128.h"
+#elif PG_VEC_LEVEL == 2
+#include "vec256.h"
+#elif PG_VEC_LEVEL == 3
+#include "vec512.h"
+#else
+#error "PG_VEC_LEVEL must be 1, 2 or 3"
+#endif
+
+#include "gather.h"
+
+/* ---- f16 / bf16 <-> f32, lane-wise, reproducing convert.h bit for bit ---- */
+
+/* IEEE binary16 bits (zero-extended lanes) -> f32 */
+PG_AI vf vf_from_f16(vi h)
+{
+    vi a = vi_and(h, vi_set1(0x7fff));
+    vi sign = vi_slli(vi_and(h, vi_set1(0x8000)), 16);
+    vi norm = vi_add(vi_slli(a, 13), vi_set1(0x38000000));
+    if (vi_all_in(a, 0x400, 0x7bff)) /* all normal: the common case */
+        return vi_as_f(vi_or(norm, sign));
+    vi infnan = vi_or(vi_slli(a, 13), vi_set1(0x7f800000));
+    infnan = vi_sel_gt(a, vi_set1(0x7c00), vi_or(infnan, vi_set1(0x00400000)), infnan);
+    /* subnormal/zero: man * 2^-24 exactly = (0.5 + man * 2^-24) - 0.5, no denormal intermediate */
+    vi sub = vf_as_i(vf_sub(vi_as_f(vi_or(a, vi_set1(0x3f000000))), vf_set1(0.5f)));
+    vi r = vi_sel_gt(a, vi_set1(0x3ff), norm, sub);
+    r = vi_sel_gt(a, vi_set1(0x7bff), infnan, r);
+    return vi_as_f(vi_or(r, sign));
+}
+
+/* A stored result: NaN lanes become the canonical quiet NaN 0x7fc00000 (docs/SEMANTICS.md, "NaN"). */
+PG_AI vf vf_canonical_nan(vf v)
+{
+    vi x = vf_as_i(v);
+    return vi_as_f(vi_sel_gt(vi_and(x, vi_set1(0x7fffffff)), vi_set1(0x7f800000), vi_set1(0x7fc00000), x));
+}
+
+/* f32 result -> IEEE binary16 bits in the low half of each lane (round to nearest even; every NaN
+ * becomes the canonical 0x7e00, as convert.h's poolgrad_f32_to_f16_result) */
+PG_AI vi vf_to_f16(vf f)
+{
+    vi x = vf_as_i(f);
+    vi sign = vi_and(vi_srli(x, 16), vi_set1(0x8000));
+    vi ax = vi_and(x, vi_set1(0x7fffffff));
+    if (vi_all_in(ax, 0x38800000, 0x477fefff)) { /* all results normal: the common case */
+        vi r = vi_sub(ax, vi_set1(0x38000000));
+        r = vi_srli(vi_add(vi_add(r, vi_set1(0xfff)), vi_and(vi_srli(r, 13), vi_set1(1))), 13);
+        return vi_or(r, sign);
+    }
+    vi r = vi_sub(ax, vi_set1(0x38000000));
+    r = vi_srli(vi_add(vi_add(r, vi_set1(0xfff)), vi_and(vi_srli(r, 13), vi_set1(1))), 13);
+    /* subnormal results: |f| + 0.5 rounds |f| to a multiple of 2^-24 (nearest even) in the FPU */
+    vi sub = vi_sub(vf_as_i(vf_add(vi_as_f(ax), vf_set1(0.5f))), vi_set1(0x3f000000));
+    vi res = vi_sel_gt(ax, vi_set1(0x387fffff), r, sub);
+    res = vi_or(vi_sel_gt(ax, vi_set1(0x477fefff), vi_set1(0x7c00), res), sign);
+    return vi_sel_gt(ax, vi_set1(0x7f800000), vi_set1(0x7e00), res); /* canonical NaN, no sign */
+}
+
+PG_AI vf vf_from_bf16(vi b)
+{
+    vi bits = vi_slli(b, 16);
+    vi ax = vi_and(bits, vi_set1(0x7fffffff));
+    return vi_as_f(vi_sel_gt(ax, vi_set1(0x7f800000), vi_or(bits, vi_set1(0x00400000)), bits));
+}
+
+/* f32 result -> bfloat16 bits (round to nearest even; every NaN becomes the canonical 0x7fc0) */
+PG_AI vi vf_to_bf16(vf f)
+{
+    vi x = vf_as_i(f);
+    vi ax = vi_and(x, vi_set1(0x7fffffff));
+    vi r = vi_srli(vi_add(vi_add(x, vi_set1(0x7fff)), vi_and(vi_srli(x, 16), vi_set1(1))), 16);
+    return vi_sel_gt(ax, vi_set1(0x7f800000), vi_set1(0x7fc0), r);
+}
+
+/* f32 results -> the bits stored for dtype dt (f32: canonical NaN; f16/bf16: narrowed, low half of
+ * each lane). dt is a compile-time constant after inlining. */
+PG_AI vi vf_to_bits(vf v, poolgrad_dtype dt)
+{
+    if (dt == POOLGRAD_F32)
+        return vf_as_i(vf_canonical_nan(v));
+    return dt == POOLGRAD_F16 ? vf_to_f16(v) : vf_to_bf16(v);
+}
+
+#endif

@@ -1,0 +1,114 @@
+/*
+ * Vector layer, level 1: 128-bit, SIMDe's SSE2 API (simde_mm_*, SSE2 subset only). Also the level of
+ * the NEON translation unit, where SIMDe lowers it to Advanced SIMD. Included by vec.h only.
+ * SSE2 has no variable lane permute: the lane selector keeps pointers to the lane table and a pick is
+ * a scalar gather from a stack copy of the segment.
+ */
+#include <simde/x86/sse2.h>
+
+#define VL 4
+typedef simde__m128 vf;
+typedef simde__m128i vi;
+
+PG_AI vf vf_zero(void) { return simde_mm_setzero_ps(); }
+PG_AI vf vf_set1(float x) { return simde_mm_set1_ps(x); }
+PG_AI vf vf_add(vf a, vf b) { return simde_mm_add_ps(a, b); }
+PG_AI vf vf_sub(vf a, vf b) { return simde_mm_sub_ps(a, b); }
+PG_AI vf vf_mul(vf a, vf b) { return simde_mm_mul_ps(a, b); }
+PG_AI vf vf_div(vf a, vf b) { return simde_mm_div_ps(a, b); }
+PG_AI vf vf_loadu(const float *p) { return simde_mm_loadu_ps(p); }
+PG_AI void vf_storeu(float *p, vf v) { simde_mm_storeu_ps(p, v); }
+PG_AI vi vi_set1(int32_t x) { return simde_mm_set1_epi32(x); }
+PG_AI vi vi_loadu(const int32_t *p) { return simde_mm_loadu_si128((const simde__m128i *)(const void *)p); }
+PG_AI vi vi_and(vi a, vi b) { return simde_mm_and_si128(a, b); }
+PG_AI vi vi_or(vi a, vi b) { return simde_mm_or_si128(a, b); }
+PG_AI vi vi_add(vi a, vi b) { return simde_mm_add_epi32(a, b); }
+PG_AI vi vi_sub(vi a, vi b) { return simde_mm_sub_epi32(a, b); }
+#define vi_slli(a, n) simde_mm_slli_epi32((a), (n))
+#define vi_srli(a, n) simde_mm_srli_epi32((a), (n))
+#define vi_srai(a, n) simde_mm_srai_epi32((a), (n))
+PG_AI vf vi_as_f(vi a) { return simde_mm_castsi128_ps(a); }
+PG_AI vi vf_as_i(vf a) { return simde_mm_castps_si128(a); }
+
+/* ---- masks */
+
+/* a > b (signed) ? x : y */
+PG_AI vi vi_sel_gt(vi a, vi b, vi x, vi y)
+{
+    vi m = simde_mm_cmpgt_epi32(a, b);
+    return simde_mm_or_si128(simde_mm_and_si128(m, x), simde_mm_andnot_si128(m, y));
+}
+/* every lane lo <= a <= hi (signed) */
+PG_AI int vi_all_in(vi a, int32_t lo, int32_t hi)
+{
+    vi m = simde_mm_and_si128(simde_mm_cmpgt_epi32(a, simde_mm_set1_epi32(lo - 1)),
+                              simde_mm_cmpgt_epi32(simde_mm_set1_epi32(hi + 1), a));
+    return simde_mm_movemask_epi8(m) == 0xffff;
+}
+
+/* ---- 16-bit lanes in memory */
+
+/* VL uint16 -> zero-extended lanes */
+PG_AI vi vi_load_u16(const void *p)
+{
+    return simde_mm_unpacklo_epi16(simde_mm_loadl_epi64((const simde__m128i *)p), simde_mm_setzero_si128());
+}
+/* low 16 bits of each lane -> VL uint16 */
+PG_AI void vi_store_u16(void *p, vi v)
+{
+    v = vi_srai(vi_slli(v, 16), 16); /* sign-extend so the signed pack never saturates */
+    simde_mm_storel_epi64((simde__m128i *)p, simde_mm_packs_epi32(v, v));
+}
+
+/* ---- lane selectors and masked picks (see vec.h) */
+
+typedef struct vlanes {
+    const int32_t *rel, *cnt;
+} vlanes;
+typedef struct vsel {
+    const int32_t *rel, *cnt;
+    int j;
+} vsel;
+
+PG_AI vlanes vlanes_load(const int32_t *rel, const int32_t *cnt) { return (vlanes){ rel, cnt }; }
+PG_AI vsel vsel_at(vlanes t, int j) { return (vsel){ t.rel, t.cnt, j }; }
+
+/* a kept selector: nothing to keep, vsel_get rebuilds it from the lane table (no loads from a copy) */
+typedef struct vsel_keep {
+    char unused;
+} vsel_keep;
+PG_AI void vsel_put(vsel_keep *k, vsel s)
+{
+    (void)k;
+    (void)s;
+}
+PG_AI vsel vsel_get(const vsel_keep *k, vlanes t, int j)
+{
+    (void)k;
+    return vsel_at(t, j);
+}
+
+#include "gather.h" /* vf_pick_mem: the picks below are that gather from a stack copy */
+
+PG_AI vf vf_pick1(vsel s, vf a)
+{
+    float seg[VL];
+    vf_storeu(seg, a);
+    return vf_pick_mem(seg, s.rel, s.cnt, s.j);
+}
+
+PG_AI vf vf_pick2(vsel s, vf a, vf b)
+{
+    float seg[2 * VL];
+    vf_storeu(seg, a);
+    vf_storeu(seg + VL, b);
+    return vf_pick_mem(seg, s.rel, s.cnt, s.j);
+}
+
+/* a, or a ++ b when two: the gather does not care, so no branch (GCC then unswitches the callers'
+ * loops on their row masks, as it did before the picks moved here) */
+PG_AI vf vf_pick(vsel s, vf a, vf b, bool two)
+{
+    (void)two;
+    return vf_pick2(s, a, b);
+}

@@ -1,0 +1,107 @@
+/*
+ * Vector layer, level 2: 256-bit, SIMDe's AVX2 API (simde_mm256_*). Included by vec.h only.
+ * Masks are float vectors with all-ones lanes; a masked pick is vpermps (two of them and a blend for
+ * a two-register segment) and an and with the mask.
+ */
+#include <simde/x86/avx2.h>
+
+#define VL 8
+typedef simde__m256 vf;
+typedef simde__m256i vi;
+typedef simde__m256 vm; /* lanes all ones (true) or zero */
+
+PG_AI vf vf_zero(void) { return simde_mm256_setzero_ps(); }
+PG_AI vf vf_set1(float x) { return simde_mm256_set1_ps(x); }
+PG_AI vf vf_add(vf a, vf b) { return simde_mm256_add_ps(a, b); }
+PG_AI vf vf_sub(vf a, vf b) { return simde_mm256_sub_ps(a, b); }
+PG_AI vf vf_mul(vf a, vf b) { return simde_mm256_mul_ps(a, b); }
+PG_AI vf vf_div(vf a, vf b) { return simde_mm256_div_ps(a, b); }
+PG_AI vf vf_loadu(const float *p) { return simde_mm256_loadu_ps(p); }
+PG_AI void vf_storeu(float *p, vf v) { simde_mm256_storeu_ps(p, v); }
+PG_AI vi vi_set1(int32_t x) { return simde_mm256_set1_epi32(x); }
+PG_AI vi vi_loadu(const int32_t *p) { return simde_mm256_loadu_si256((const void *)p); }
+PG_AI vi vi_and(vi a, vi b) { return simde_mm256_and_si256(a, b); }
+PG_AI vi vi_or(vi a, vi b) { return simde_mm256_or_si256(a, b); }
+PG_AI vi vi_add(vi a, vi b) { return simde_mm256_add_epi32(a, b); }
+PG_AI vi vi_sub(vi a, vi b) { return simde_mm256_sub_epi32(a, b); }
+#define vi_slli(a, n) simde_mm256_slli_epi32((a), (n))
+#define vi_srli(a, n) simde_mm256_srli_epi32((a), (n))
+#define vi_srai(a, n) simde_mm256_srai_epi32((a), (n))
+PG_AI vf vi_as_f(vi a) { return simde_mm256_castsi256_ps(a); }
+PG_AI vi vf_as_i(vf a) { return simde_mm256_castps_si256(a); }
+
+/* ---- masks */
+
+PG_AI vm vm_gt(vi a, vi b) { return simde_mm256_castsi256_ps(simde_mm256_cmpgt_epi32(a, b)); }
+/* a > b (signed) ? x : y */
+PG_AI vi vi_sel_gt(vi a, vi b, vi x, vi y)
+{
+    vi m = simde_mm256_cmpgt_epi32(a, b);
+    return simde_mm256_or_si256(simde_mm256_and_si256(m, x), simde_mm256_andnot_si256(m, y));
+}
+/* every lane lo <= a <= hi (signed) */
+PG_AI int vi_all_in(vi a, int32_t lo, int32_t hi)
+{
+    vi m = simde_mm256_and_si256(simde_mm256_cmpgt_epi32(a, simde_mm256_set1_epi32(lo - 1)),
+                                 simde_mm256_cmpgt_epi32(simde_mm256_set1_epi32(hi + 1), a));
+    return simde_mm256_movemask_epi8(m) == -1;
+}
+
+/* ---- 16-bit lanes in memory */
+
+PG_AI vi vi_load_u16(const void *p)
+{
+    return simde_mm256_cvtepu16_epi32(simde_mm_loadu_si128((const simde__m128i *)p));
+}
+PG_AI void vi_store_u16(void *p, vi v)
+{
+    v = vi_srai(vi_slli(v, 16), 16);
+    simde__m128i lo = simde_mm256_castsi256_si128(v), hi = simde_mm256_extracti128_si256(v, 1);
+    simde_mm_storeu_si128((simde__m128i *)p, simde_mm_packs_epi32(lo, hi));
+}
+
+/* ---- permutes */
+
+/* lane l = a[idx[l]] (idx < VL) */
+PG_AI vf vf_perm1(vi idx, vf a) { return simde_mm256_permutevar8x32_ps(a, idx); }
+/* lane l = (a ++ b)[idx[l]] (idx < 2 VL) */
+PG_AI vf vf_perm2(vi idx, vf a, vf b)
+{
+    vf r = simde_mm256_permutevar8x32_ps(a, idx);
+    vf r1 = simde_mm256_permutevar8x32_ps(b, idx);
+    return simde_mm256_blendv_ps(r, r1, vm_gt(idx, vi_set1(VL - 1)));
+}
+
+/* ---- lane selectors and masked picks (see vec.h) */
+
+typedef struct vlanes {
+    vi rel, cnt;
+} vlanes;
+typedef struct vsel {
+    vi idx; /* rel + j */
+    vm m;   /* j < cnt */
+} vsel;
+
+PG_AI vlanes vlanes_load(const int32_t *rel, const int32_t *cnt) { return (vlanes){ vi_loadu(rel), vi_loadu(cnt) }; }
+PG_AI vsel vsel_at(vlanes t, int j) { return (vsel){ vi_add(t.rel, vi_set1(j)), vm_gt(t.cnt, vi_set1(j)) }; }
+/* a kept selector: computed once (per chunk), read back for every window row */
+typedef struct vsel_keep {
+    vsel s;
+} vsel_keep;
+PG_AI void vsel_put(vsel_keep *k, vsel s) { k->s = s; }
+PG_AI vsel vsel_get(const vsel_keep *k, vlanes t, int j)
+{
+    (void)t;
+    (void)j;
+    return k->s;
+}
+PG_AI vf vf_pick1(vsel s, vf a) { return simde_mm256_and_ps(vf_perm1(s.idx, a), s.m); }
+PG_AI vf vf_pick2(vsel s, vf a, vf b) { return simde_mm256_and_ps(vf_perm2(s.idx, a, b), s.m); }
+/* a, or a ++ b when two */
+PG_AI vf vf_pick(vsel s, vf a, vf b, bool two)
+{
+    vf r = vf_perm1(s.idx, a);
+    if (two)
+        r = simde_mm256_blendv_ps(r, vf_perm1(s.idx, b), vm_gt(s.idx, vi_set1(VL - 1)));
+    return simde_mm256_and_ps(r, s.m);
+}

@@ -1,0 +1,91 @@
+/*
+ * Vector layer, level 3: 512-bit, SIMDe's AVX-512 F+BW+VL API (simde_mm512_*). Included by vec.h only.
+ * Masks are mask registers; a masked pick is one zero-masking vpermps / vpermt2ps.
+ */
+#include <simde/x86/avx512.h>
+
+#define VL 16
+typedef simde__m512 vf;
+typedef simde__m512i vi;
+typedef simde__mmask16 vm; /* one bit per lane */
+
+PG_AI vf vf_zero(void) { return simde_mm512_setzero_ps(); }
+PG_AI vf vf_set1(float x) { return simde_mm512_set1_ps(x); }
+PG_AI vf vf_add(vf a, vf b) { return simde_mm512_add_ps(a, b); }
+PG_AI vf vf_sub(vf a, vf b) { return simde_mm512_sub_ps(a, b); }
+PG_AI vf vf_mul(vf a, vf b) { return simde_mm512_mul_ps(a, b); }
+PG_AI vf vf_div(vf a, vf b) { return simde_mm512_div_ps(a, b); }
+PG_AI vf vf_loadu(const float *p) { return simde_mm512_loadu_ps(p); }
+PG_AI void vf_storeu(float *p, vf v) { simde_mm512_storeu_ps(p, v); }
+PG_AI vi vi_set1(int32_t x) { return simde_mm512_set1_epi32(x); }
+PG_AI vi vi_loadu(const int32_t *p) { return simde_mm512_loadu_si512((const void *)p); }
+PG_AI vi vi_and(vi a, vi b) { return simde_mm512_and_si512(a, b); }
+PG_AI vi vi_or(vi a, vi b) { return simde_mm512_or_si512(a, b); }
+PG_AI vi vi_add(vi a, vi b) { return simde_mm512_add_epi32(a, b); }
+PG_AI vi vi_sub(vi a, vi b) { return simde_mm512_sub_epi32(a, b); }
+#define vi_slli(a, n) simde_mm512_slli_epi32((a), (n))
+#define vi_srli(a, n) simde_mm512_srli_epi32((a), (n))
+PG_AI vf vi_as_f(vi a) { return simde_mm512_castsi512_ps(a); }
+PG_AI vi vf_as_i(vf a) { return simde_mm512_castps_si512(a); }
+
+/* ---- masks */
+
+PG_AI vm vm_gt(vi a, vi b) { return simde_mm512_cmpgt_epi32_mask(a, b); }
+/* a > b (signed) ? x : y */
+PG_AI vi vi_sel_gt(vi a, vi b, vi x, vi y) { return simde_mm512_mask_blend_epi32(vm_gt(a, b), y, x); }
+/* every lane lo <= a <= hi (signed) */
+PG_AI int vi_all_in(vi a, int32_t lo, int32_t hi)
+{
+    return (vm_gt(a, vi_set1(lo - 1)) & vm_gt(vi_set1(hi + 1), a)) == 0xffff;
+}
+
+/* ---- 16-bit lanes in memory */
+
+PG_AI vi vi_load_u16(const void *p)
+{
+    const simde__m128i *q = (const simde__m128i *)p;
+    simde__m256i lo = simde_mm256_cvtepu16_epi32(simde_mm_loadu_si128(q));
+    simde__m256i hi = simde_mm256_cvtepu16_epi32(simde_mm_loadu_si128(q + 1));
+    return simde_mm512_inserti64x4(simde_mm512_castsi256_si512(lo), hi, 1);
+}
+PG_AI void vi_store_u16(void *p, vi v)
+{
+    /* v - 0x8000 fits int16, so the saturating vpmovsdw is exact; xor restores the top bit */
+    simde__m256i r = simde_mm512_cvtsepi32_epi16(vi_sub(v, vi_set1(0x8000)));
+    simde_mm256_storeu_si256((simde__m256i *)p, simde_mm256_xor_si256(r, simde_mm256_set1_epi16((int16_t)0x8000)));
+}
+
+/* ---- permutes, zero-masking: lanes off in m are +0.0 */
+
+/* lane l = a[idx[l]] (idx < VL) */
+PG_AI vf vf_permz1(vm m, vi idx, vf a) { return simde_mm512_maskz_permutexvar_ps(m, idx, a); }
+/* lane l = (a ++ b)[idx[l]] (idx < 2 VL) */
+PG_AI vf vf_permz2(vm m, vi idx, vf a, vf b) { return simde_mm512_maskz_permutex2var_ps(m, a, idx, b); }
+
+/* ---- lane selectors and masked picks (see vec.h) */
+
+typedef struct vlanes {
+    vi rel, cnt;
+} vlanes;
+typedef struct vsel {
+    vi idx; /* rel + j */
+    vm m;   /* j < cnt */
+} vsel;
+
+PG_AI vlanes vlanes_load(const int32_t *rel, const int32_t *cnt) { return (vlanes){ vi_loadu(rel), vi_loadu(cnt) }; }
+PG_AI vsel vsel_at(vlanes t, int j) { return (vsel){ vi_add(t.rel, vi_set1(j)), vm_gt(t.cnt, vi_set1(j)) }; }
+/* a kept selector: computed once (per chunk), read back for every window row */
+typedef struct vsel_keep {
+    vsel s;
+} vsel_keep;
+PG_AI void vsel_put(vsel_keep *k, vsel s) { k->s = s; }
+PG_AI vsel vsel_get(const vsel_keep *k, vlanes t, int j)
+{
+    (void)t;
+    (void)j;
+    return k->s;
+}
+PG_AI vf vf_pick1(vsel s, vf a) { return vf_permz1(s.m, s.idx, a); }
+PG_AI vf vf_pick2(vsel s, vf a, vf b) { return vf_permz2(s.m, s.idx, a, b); }
+/* a, or a ++ b when two */
+PG_AI vf vf_pick(vsel s, vf a, vf b, bool two) { return two ? vf_pick2(s, a, b) : vf_pick1(s, a); }
