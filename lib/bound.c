@@ -8,8 +8,8 @@
 #include "convert.h"
 #include "internal.h"
 
-static const char *const model_names[] = { "none", "f32-any-order", "f32-any-order-recip", "dtype-any-order",
-                                           "dtype-any-order-recip" };
+static const char *const model_names[] = { "none", "f32-any-order", "f32-any-order-div", "dtype-any-order",
+                                           "dtype-any-order-div" };
 #define N_MODELS ((int)(sizeof model_names / sizeof model_names[0]))
 
 const char *poolgrad_bound_model_name(poolgrad_bound_model model)
@@ -27,20 +27,20 @@ poolgrad_status poolgrad_bound_model_parse(const char *name, poolgrad_bound_mode
             return POOLGRAD_OK;
         }
     return poolgrad_fail(POOLGRAD_ERR_PARAM,
-                         "bound model \"%.64s\" is unknown (expected f32-any-order, f32-any-order-recip, "
-                         "dtype-any-order or dtype-any-order-recip)", name);
+                         "bound model \"%.64s\" is unknown (expected f32-any-order, f32-any-order-div, "
+                         "dtype-any-order or dtype-any-order-div)", name);
 }
 
 /* Unit roundoff u, half the smallest subnormal (absolute error floor of one rounding) and the smallest
  * magnitude that rounds to infinity, per dtype (docs/ERROR_BOUNDS.md section 2). */
-typedef struct fmt_consts { double u, eta, overflow; } fmt_consts;
+typedef struct fmt_consts { double u, eta, overflow, min_normal, exact_int; } fmt_consts;
 
 static fmt_consts consts_of(poolgrad_dtype dt)
 {
     switch (dt) {
-    case POOLGRAD_F16: return (fmt_consts){ 0x1p-11, 0x1p-25, 65520.0 };
-    case POOLGRAD_BF16: return (fmt_consts){ 0x1p-8, 0x1p-134, (2.0 - 0x1p-8) * 0x1p127 };
-    default: return (fmt_consts){ 0x1p-24, 0x1p-150, (2.0 - 0x1p-24) * 0x1p127 };
+    case POOLGRAD_F16: return (fmt_consts){ 0x1p-11, 0x1p-25, 65520.0, 0x1p-14, 0x1p11 };
+    case POOLGRAD_BF16: return (fmt_consts){ 0x1p-8, 0x1p-134, (2.0 - 0x1p-8) * 0x1p127, 0x1p-126, 0x1p8 };
+    default: return (fmt_consts){ 0x1p-24, 0x1p-150, (2.0 - 0x1p-24) * 0x1p127, 0x1p-126, 0x1p24 };
     }
 }
 
@@ -107,8 +107,9 @@ poolgrad_status poolgrad_error_bound(const poolgrad_params *params, const poolgr
     }
     const poolgrad_dtype dt = grad_output->dtype;
     const int64_t es = (int64_t)poolgrad_dtype_size(dt);
-    const bool in_dtype = model == POOLGRAD_BOUND_DTYPE_ANY_ORDER || model == POOLGRAD_BOUND_DTYPE_ANY_ORDER_RECIP;
-    const bool recip = model == POOLGRAD_BOUND_F32_ANY_ORDER_RECIP || model == POOLGRAD_BOUND_DTYPE_ANY_ORDER_RECIP;
+    const bool in_dtype = model == POOLGRAD_BOUND_DTYPE_ANY_ORDER || model == POOLGRAD_BOUND_DTYPE_ANY_ORDER_DIV;
+    /* reciprocal multiplies allowed unless the model says true division only */
+    const bool recip = model == POOLGRAD_BOUND_F32_ANY_ORDER || model == POOLGRAD_BOUND_DTYPE_ANY_ORDER;
     const fmt_consts acc = consts_of(in_dtype ? dt : POOLGRAD_F32), res = consts_of(dt);
     const bool final_rounding = !in_dtype && dt != POOLGRAD_F32;
     const double div_rel = recip ? 2.0 * acc.u + acc.u * acc.u : acc.u;
@@ -126,7 +127,7 @@ poolgrad_status poolgrad_error_bound(const poolgrad_params *params, const poolgr
                         const int64_t xi[3] = { id, ih, iw };
                         for (int a = 0; a < 3; a++)
                             poolgrad_window_range(xi[a], k[a], s[a], p[a], out[2 + a], &b[a], &e[a]);
-                        double sum = 0.0, abs_sum = 0.0, big_div = 0.0;
+                        double sum = 0.0, abs_sum = 0.0, big_div = 0.0, extra = 0.0;
                         int64_t terms = 0;
                         bool finite = true;
                         if (go_numel > 0)
@@ -140,9 +141,14 @@ poolgrad_status poolgrad_error_bound(const poolgrad_params *params, const poolgr
                                         finite = finite && isfinite(t);
                                         sum += t;
                                         abs_sum += fabs(t);
-                                        /* (float)divisor rounds above 2^24: one more relative error */
-                                        if (dv > (1 << 24) || dv < -(1 << 24))
+                                        const double ad = fabs((double)dv);
+                                        /* the divisor converted to the accumulation type rounds: one more u */
+                                        if (ad > acc.exact_int)
                                             big_div = fmax(big_div, fabs(t));
+                                        if (ad >= acc.overflow)
+                                            extra += fabs(t); /* divisor overflows: the term may vanish */
+                                        else if (recip && 1.0 / ad < acc.min_normal)
+                                            extra += fabs(g) * acc.eta; /* subnormal reciprocal: absolute error */
                                         terms++;
                                     }
                         reference[x] = sum;
@@ -151,7 +157,8 @@ poolgrad_status poolgrad_error_bound(const poolgrad_params *params, const poolgr
                             continue;
                         }
                         /* terms: |t^ - t| <= div_rel |t| + eta (+ u |t| for a rounded divisor) */
-                        double term_err = div_rel * abs_sum + acc.u * (1.0 + div_rel) * big_div + (double)terms * acc.eta;
+                        double term_err = div_rel * abs_sum + acc.u * (1.0 + div_rel) * big_div * (double)terms +
+                                          (double)terms * acc.eta + extra;
                         double abs_hat = abs_sum + term_err;
                         double sum_err = gamma_of(terms - 1, acc.u) * abs_hat;
                         double e1 = term_err + sum_err;

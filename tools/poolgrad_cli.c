@@ -29,7 +29,7 @@ static const char usage[] =
     "Pooling parameters follow torch.nn.functional.avg_pool2d/3d: -k/-s/-p take one value or one per spatial\n"
     "axis; stride defaults to the kernel; --exclude-pad is count_include_pad=False; the pooling is 3D when\n"
     "--input-shape has 5 dims, or 4 dims with --3d or with 3 values in -k/-s/-p.\n"
-    "Bound models: f32-any-order, f32-any-order-recip, dtype-any-order, dtype-any-order-recip (docs/ERROR_BOUNDS.md).\n"
+    "Bound models: f32-any-order, f32-any-order-div, dtype-any-order, dtype-any-order-div (docs/ERROR_BOUNDS.md).\n"
     "Exit status: 0 pass, 1 mismatch, 2 bad input.\n";
 
 static int bad(const char *fmt, const char *a, const char *b)

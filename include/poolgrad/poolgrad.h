@@ -209,12 +209,12 @@ POOLGRAD_API poolgrad_status poolgrad_compare(const poolgrad_tensor *actual, con
  */
 typedef enum poolgrad_bound_model {
     POOLGRAD_BOUND_NONE = 0,
-    POOLGRAD_BOUND_F32_ANY_ORDER = 1,       /**< "f32-any-order": each term g/d by true f32 division, summed in f32
-                                                 in any order, then one rounding to the output dtype */
-    POOLGRAD_BOUND_F32_ANY_ORDER_RECIP = 2, /**< "f32-any-order-recip": as 1, terms also as g * fl(1/d) */
-    POOLGRAD_BOUND_DTYPE_ANY_ORDER = 3,     /**< "dtype-any-order": division and every addition rounded to the
-                                                 data dtype (f16/bf16 accumulation; for f32 the same as 1) */
-    POOLGRAD_BOUND_DTYPE_ANY_ORDER_RECIP = 4 /**< "dtype-any-order-recip": as 3, terms also as g * fl(1/d) */
+    POOLGRAD_BOUND_F32_ANY_ORDER = 1,     /**< "f32-any-order": each term g/d in f32 by true division or as
+                                               g * fl(1/d), summed in f32 in any order, one rounding to the output dtype */
+    POOLGRAD_BOUND_F32_ANY_ORDER_DIV = 2, /**< "f32-any-order-div": as 1 with true division only (tighter) */
+    POOLGRAD_BOUND_DTYPE_ANY_ORDER = 3,   /**< "dtype-any-order": terms and every partial sum rounded to the data
+                                               dtype (f16/bf16 accumulation; for f32 the same as 1) */
+    POOLGRAD_BOUND_DTYPE_ANY_ORDER_DIV = 4 /**< "dtype-any-order-div": as 3 with true division only */
 } poolgrad_bound_model;
 
 /** Name of a model ("f32-any-order", ...), "unknown" otherwise. */

@@ -13,7 +13,7 @@ __version__ = _core.library_version
 __all__ = ["avg_pool2d_backward", "avg_pool3d_backward", "compare", "error_bound", "ErrorBound", "Report",
            "active_isa", "isas_built", "last_kernel", "output_shape", "BOUND_MODELS", "__version__"]
 
-BOUND_MODELS = ("f32-any-order", "f32-any-order-recip", "dtype-any-order", "dtype-any-order-recip")
+BOUND_MODELS = ("f32-any-order", "f32-any-order-div", "dtype-any-order", "dtype-any-order-div")
 
 _last_kernel = None
 
