@@ -87,7 +87,20 @@ static bool parse_int(cursor *c, int64_t *v)
     return true;
 }
 
+static bool parse(const unsigned char *buf, size_t len, bool want_bf16, npy_array *out, char *err, size_t en);
+
+/* Messages quote header text from the file: show only printable ASCII of it. */
 bool npy_parse(const unsigned char *buf, size_t len, bool want_bf16, npy_array *out, char *err, size_t en)
+{
+    bool ok = parse(buf, len, want_bf16, out, err, en);
+    if (!ok)
+        for (char *c = err; *c; c++)
+            if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+                *c = '?';
+    return ok;
+}
+
+static bool parse(const unsigned char *buf, size_t len, bool want_bf16, npy_array *out, char *err, size_t en)
 {
     memset(out, 0, sizeof *out);
     if (len < 10)

@@ -10,7 +10,7 @@ CLI = os.environ.get("POOLGRAD_CLI", "poolgrad")
 
 
 def run_cli(*args, check=None):
-    r = subprocess.run([CLI, *map(str, args)], capture_output=True, text=True, timeout=120)
+    r = subprocess.run([CLI, *map(str, args)], capture_output=True, text=True, errors="replace", timeout=120)
     assert r.returncode >= 0, f"poolgrad {' '.join(map(str, args))} died with signal {-r.returncode}\n{r.stderr}"
     if check is not None:
         assert r.returncode == check, f"exit {r.returncode}, expected {check}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr}"
