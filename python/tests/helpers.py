@@ -69,6 +69,11 @@ def bf16_bits(x64):
 
 
 def bits_to_f64(bits, dtype):
+    with np.errstate(invalid="ignore"):  # signalling NaN patterns widen quietly
+        return _bits_to_f64(bits, dtype)
+
+
+def _bits_to_f64(bits, dtype):
     if dtype == "bf16":
         return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
     if dtype == "f16":

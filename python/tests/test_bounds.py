@@ -134,12 +134,14 @@ def test_one_ulp_larger_error_caught_where_tight(rng, ci, dtype):
     o0 = to_ordered(bits)
     direction = np.where(val >= b.reference, 1, -1)
     lo = np.zeros(bits.shape, np.int64)          # inside
-    hi = np.full(bits.shape, 1 << 24, np.int64)  # far outside for these data
-    for _ in range(26):
+    hi = np.full(bits.shape, 2 * sign_bit, np.int64)  # past the end of the integer line: outside
+    for _ in range(width + 1):
         mid = (lo + hi) // 2
-        cand = bits_to_f64(from_ordered(o0 + direction * mid), dtype)
+        o = o0 + direction * mid
+        in_range = np.abs(o) < sign_bit
+        cand = bits_to_f64(from_ordered(np.where(in_range, o, 0)), dtype)
         with np.errstate(invalid="ignore"):  # the search may probe past infinity (NaN patterns: outside)
-            ok = np.abs(cand - b.reference) <= b.bound
+            ok = in_range & (np.abs(cand - b.reference) <= b.bound)
         lo = np.where(ok, mid, lo)
         hi = np.where(ok, hi, mid)
     inside = from_ordered(o0 + direction * lo)
