@@ -141,3 +141,9 @@ poolgrad_isa poolgrad_active_isa(void)
     }
     return POOLGRAD_ISA_SCALAR;
 }
+
+bool poolgrad_isa_built(poolgrad_isa isa)
+{
+    const poolgrad_isa_info *in = poolgrad_isa_info_of(isa);
+    return in && in->built;
+}

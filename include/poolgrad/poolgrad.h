@@ -199,6 +199,108 @@ typedef struct poolgrad_compare_result {
 POOLGRAD_API poolgrad_status poolgrad_compare(const poolgrad_tensor *actual, const poolgrad_tensor *expected,
                                               poolgrad_compare_result *result);
 
+/* ---- comparison report: tolerances, NaN/inf positions, worst elements, error bounds (docs/ERROR_BOUNDS.md) ---- */
+
+/**
+ * Error models for poolgrad_error_bound: what a *correct* implementation may do differently from the golden
+ * order of docs/SEMANTICS.md section 4. Values are stable.
+ */
+typedef enum poolgrad_bound_model {
+    POOLGRAD_BOUND_NONE = 0,
+    POOLGRAD_BOUND_F32_ANY_ORDER = 1,     /**< "f32-any-order": each term g/d in f32 by true division or as
+                                               g * fl(1/d), summed in f32 in any order, one rounding to the output dtype */
+    POOLGRAD_BOUND_F32_ANY_ORDER_DIV = 2, /**< "f32-any-order-div": as 1 with true division only (tighter) */
+    POOLGRAD_BOUND_DTYPE_ANY_ORDER = 3,   /**< "dtype-any-order": terms and every partial sum rounded to the data
+                                               dtype (f16/bf16 accumulation; for f32 the same as 1) */
+    POOLGRAD_BOUND_DTYPE_ANY_ORDER_DIV = 4 /**< "dtype-any-order-div": as 3 with true division only */
+} poolgrad_bound_model;
+
+/** Name of a model ("f32-any-order", ...), "unknown" otherwise. */
+POOLGRAD_API const char *poolgrad_bound_model_name(poolgrad_bound_model model);
+/** Parse a model name; POOLGRAD_ERR_PARAM (with a message listing the names) if unknown. */
+POOLGRAD_API poolgrad_status poolgrad_bound_model_parse(const char *name, poolgrad_bound_model *model);
+
+/**
+ * For every gradInput element (row-major over input_shape, `rank` dims as for poolgrad_output_shape), the exact
+ * value (float64 sum of the float64 terms g/d) into reference[] and the largest |result - exact| a correct
+ * implementation under `model` could produce into bound[] (+inf where overflow to infinity is possible).
+ * The data and output dtype is grad_output->dtype; grad_output must have the inferred shape. Reads only.
+ * Fails like poolgrad_plan_create on bad params/views, POOLGRAD_ERR_PARAM on an unknown model,
+ * POOLGRAD_ERR_OUT_OF_MEMORY. Thread-safe.
+ */
+POOLGRAD_API poolgrad_status poolgrad_error_bound(const poolgrad_params *params, const poolgrad_tensor *grad_output,
+                                                  int32_t rank, const int64_t *input_shape, poolgrad_bound_model model,
+                                                  double *reference, double *bound);
+
+/**
+ * Tolerances of poolgrad_compare_report_run. Set size = sizeof(poolgrad_compare_options) (ABI: later versions
+ * only append fields). An element passes when its bits are equal (any NaN equals any NaN), or both values are
+ * finite and any given criterion holds: ULP distance <= max_ulp; |a - e| <= atol + rtol * |e| (atol is the
+ * absolute floor for near-zero values); |a - reference| <= bound. With reference/bound the verdict is taken
+ * against the exact reference instead of `expected` (which is still shown).
+ */
+typedef struct poolgrad_compare_options {
+    size_t size;
+    int64_t max_ulp;          /**< < 0: no ULP criterion */
+    double atol;              /**< <= 0 and rtol <= 0: no abs/rel criterion */
+    double rtol;
+    const double *reference;  /**< NULL, or row-major exact values (poolgrad_error_bound) */
+    const double *bound;      /**< with reference: allowed |actual - reference| per element */
+    int32_t bound_model;      /**< poolgrad_bound_model the bound came from, for the report text */
+} poolgrad_compare_options;
+
+#define POOLGRAD_COMPARE_WORST 8
+
+/** One element of a report. */
+typedef struct poolgrad_compare_element {
+    int64_t index;                         /**< row-major position */
+    int64_t multi_index[POOLGRAD_MAX_RANK];
+    uint32_t actual_bits, expected_bits;
+    double actual, expected;
+    uint64_t ulp;                          /**< ordered-integer distance; UINT64_MAX when exactly one is NaN */
+    double abs_error, rel_error;           /**< vs expected; rel is +inf when expected is 0 and they differ */
+    double reference, bound;               /**< NaN without a bound */
+    bool passed;
+} poolgrad_compare_element;
+
+/**
+ * Report of poolgrad_compare_report_run. Set size = sizeof(poolgrad_compare_report) before the call.
+ * ULP distances are measured on the ordered integer line of the dtype: +0 and -0 are 0 apart and the
+ * distance from -x to +y is ulps(x) + ulps(y).
+ */
+typedef struct poolgrad_compare_report {
+    size_t size;
+    poolgrad_dtype dtype;
+    int32_t rank;
+    int64_t shape[POOLGRAD_MAX_RANK];
+    int64_t count;            /**< elements compared */
+    int64_t differing;        /**< elements whose bits differ (NaN vs NaN does not) */
+    int64_t failed;           /**< elements outside the tolerance (includes the NaN/inf mismatches) */
+    int64_t nan_mismatches;   /**< NaN on one side only */
+    int64_t inf_mismatches;   /**< an infinity on one side, not the same infinity on the other (and not allowed) */
+    uint64_t max_ulp;         /**< over pairs of numbers */
+    int64_t max_ulp_index;    /**< -1 if no pair differs */
+    double max_abs_error, max_rel_error; /**< over finite pairs */
+    double max_bound_ratio;   /**< largest |actual - reference| / bound (0 when none), with a bound */
+    poolgrad_compare_options options; /**< the tolerance applied (pointers not kept) */
+    int32_t worst_count;
+    poolgrad_compare_element worst[POOLGRAD_COMPARE_WORST]; /**< failing first, then by ULP (bound ratio) */
+    bool passed;
+} poolgrad_compare_report;
+
+/**
+ * Compare like poolgrad_compare, with tolerances (NULL options: bit equality) and a full report.
+ * Fails like poolgrad_compare, and with POOLGRAD_ERR_PARAM if a size field is too small. Thread-safe.
+ */
+POOLGRAD_API poolgrad_status poolgrad_compare_report_run(const poolgrad_tensor *actual, const poolgrad_tensor *expected,
+                                                         const poolgrad_compare_options *options,
+                                                         poolgrad_compare_report *report);
+/**
+ * The report as text (like snprintf: returns the length it needs, writes at most size bytes, terminated).
+ * Ends with "PASS" or "FAIL" on its last line.
+ */
+POOLGRAD_API size_t poolgrad_compare_report_format(const poolgrad_compare_report *report, char *buf, size_t size);
+
 /* ---- run-time dispatch introspection ---- */
 
 /** Instruction-set levels, in increasing order on each architecture. Values are stable. */
@@ -214,6 +316,8 @@ typedef enum poolgrad_isa {
 POOLGRAD_API poolgrad_isa poolgrad_active_isa(void);
 /** Name of an ISA ("scalar", "sse2", "avx2", "avx512", "neon"), "unknown" otherwise. */
 POOLGRAD_API const char *poolgrad_isa_name(poolgrad_isa isa);
+/** True if the library contains that ISA's kernels (whether or not this CPU runs them). */
+POOLGRAD_API bool poolgrad_isa_built(poolgrad_isa isa);
 
 #ifdef __cplusplus
 }
