@@ -240,27 +240,32 @@ POOLGRAD_API poolgrad_status poolgrad_error_bound(const poolgrad_params *params,
  * against the exact reference instead of `expected` (which is still shown).
  */
 typedef struct poolgrad_compare_options {
-    size_t size;
+    size_t size;              /**< sizeof(poolgrad_compare_options) */
     int64_t max_ulp;          /**< < 0: no ULP criterion */
     double atol;              /**< <= 0 and rtol <= 0: no abs/rel criterion */
-    double rtol;
+    double rtol;              /**< relative tolerance, scaled by |expected| */
     const double *reference;  /**< NULL, or row-major exact values (poolgrad_error_bound) */
     const double *bound;      /**< with reference: allowed |actual - reference| per element */
     int32_t bound_model;      /**< poolgrad_bound_model the bound came from, for the report text */
 } poolgrad_compare_options;
 
+/** How many worst elements a report keeps. */
 #define POOLGRAD_COMPARE_WORST 8
 
 /** One element of a report. */
 typedef struct poolgrad_compare_element {
     int64_t index;                         /**< row-major position */
-    int64_t multi_index[POOLGRAD_MAX_RANK];
-    uint32_t actual_bits, expected_bits;
-    double actual, expected;
+    int64_t multi_index[POOLGRAD_MAX_RANK]; /**< position per dim */
+    uint32_t actual_bits;                  /**< raw bits of the actual element (low 16 for f16/bf16) */
+    uint32_t expected_bits;                /**< raw bits of the expected element */
+    double actual;                         /**< actual value, widened exactly */
+    double expected;                       /**< expected value, widened exactly */
     uint64_t ulp;                          /**< ordered-integer distance; UINT64_MAX when exactly one is NaN */
-    double abs_error, rel_error;           /**< vs expected; rel is +inf when expected is 0 and they differ */
-    double reference, bound;               /**< NaN without a bound */
-    bool passed;
+    double abs_error;                      /**< |actual - expected| */
+    double rel_error;                      /**< vs expected; +inf when expected is 0 and they differ */
+    double reference;                      /**< exact value; NaN without a bound */
+    double bound;                          /**< allowed |actual - reference|; NaN without a bound */
+    bool passed;                           /**< within the tolerance */
 } poolgrad_compare_element;
 
 /**
@@ -269,10 +274,10 @@ typedef struct poolgrad_compare_element {
  * distance from -x to +y is ulps(x) + ulps(y).
  */
 typedef struct poolgrad_compare_report {
-    size_t size;
-    poolgrad_dtype dtype;
-    int32_t rank;
-    int64_t shape[POOLGRAD_MAX_RANK];
+    size_t size;              /**< sizeof(poolgrad_compare_report), set by the caller */
+    poolgrad_dtype dtype;     /**< dtype of both tensors */
+    int32_t rank;             /**< rank of both tensors */
+    int64_t shape[POOLGRAD_MAX_RANK]; /**< their shape */
     int64_t count;            /**< elements compared */
     int64_t differing;        /**< elements whose bits differ (NaN vs NaN does not) */
     int64_t failed;           /**< elements outside the tolerance (includes the NaN/inf mismatches) */
@@ -280,12 +285,13 @@ typedef struct poolgrad_compare_report {
     int64_t inf_mismatches;   /**< an infinity on one side, not the same infinity on the other (and not allowed) */
     uint64_t max_ulp;         /**< over pairs of numbers */
     int64_t max_ulp_index;    /**< -1 if no pair differs */
-    double max_abs_error, max_rel_error; /**< over finite pairs */
+    double max_abs_error;     /**< over finite pairs */
+    double max_rel_error;     /**< over finite pairs */
     double max_bound_ratio;   /**< largest |actual - reference| / bound (0 when none), with a bound */
     poolgrad_compare_options options; /**< the tolerance applied (pointers not kept) */
-    int32_t worst_count;
+    int32_t worst_count;      /**< entries used in worst[] */
     poolgrad_compare_element worst[POOLGRAD_COMPARE_WORST]; /**< failing first, then by ULP (bound ratio) */
-    bool passed;
+    bool passed;              /**< no element outside the tolerance */
 } poolgrad_compare_report;
 
 /**
