@@ -69,26 +69,40 @@ static inline int64_t poolgrad_divisor(const poolgrad_problem *pr, int64_t od, i
 }
 
 /*
+ * The blocking of one problem, decided once when it is planned (the kernel's configure()), stored in the
+ * plan and read by prepare() and run(): kernels never recompute it, so there is one formula for each value.
+ * Fields a kind does not use stay 0.
+ */
+typedef struct poolgrad_kernel_conf {
+    int64_t work_items;    /* independent work items of run() (rows, see the kernel) */
+    int64_t prepare_items; /* items of the prepare pass; 0 when the kernel has none */
+    size_t workspace_size; /* bytes of scratch prepare() and run() need (16-float aligned); 0 if none */
+    int64_t row_block;     /* _nchw_b, _nchw_q: consecutive gradInput rows run as one block (at most) */
+    int64_t w_block;       /* W-vectorized kinds: gradInput columns per W block */
+    int64_t band_sd;       /* banded kinds: band slots along od (>= the od rows of one gradInput row) */
+    int64_t band_sh;       /* banded kinds: band slots along oh (>= the oh rows of one row block) */
+    int64_t band_len;      /* banded kinds: floats per slot (_nchw_b: a W block's q row; _nhwc_b: OW x channel block) */
+    int64_t channel_block; /* _nhwc_b: channels per band block, a multiple of the vector length */
+} poolgrad_kernel_conf;
+
+/*
  * A kernel computes the gradInput elements of work items [begin, end). Work items are defined by the
  * kernel (the reference uses rows n, c, d, h of IW elements). Kernels never fail and never allocate.
  */
 typedef struct poolgrad_kernel {
     const char *name;
     poolgrad_isa isa;
-    /* true if this kernel handles the problem (layout, dtype...) */
-    bool (*supports)(const poolgrad_problem *pr);
-    /* optional speed heuristic: dispatch first takes the first kernel that supports the problem and
-     * prefers it (NULL = always), then the first that merely supports it. Never affects the bits. */
-    bool (*preferred)(const poolgrad_problem *pr);
-    /* bytes of scratch needed; 0 if none. Only called after supports() returned true. */
-    size_t (*workspace_size)(const poolgrad_problem *pr);
-    /* optional first pass filling the workspace, items [begin, end) of prepare_items(), run in
-     * parallel before run(); both NULL if the kernel has no such pass */
-    int64_t (*prepare_items)(const poolgrad_problem *pr);
-    void (*prepare)(const poolgrad_problem *pr, void *workspace, int64_t begin, int64_t end);
-    /* number of independent work items */
-    int64_t (*work_items)(const poolgrad_problem *pr);
-    void (*run)(const poolgrad_problem *pr, void *workspace, int64_t begin, int64_t end);
+    /* true if this kernel handles the problem (layout, dtype, buffers that fit); then *conf is its blocking */
+    bool (*configure)(const poolgrad_problem *pr, poolgrad_kernel_conf *conf);
+    /* optional speed heuristic: dispatch takes the first kernel that configures and prefers the problem
+     * (NULL = always). Never affects the bits. */
+    bool (*preferred)(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf);
+    /* optional first pass filling the workspace, items [begin, end) of conf->prepare_items, run in
+     * parallel before run(); NULL if the kernel has no such pass */
+    void (*prepare)(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *workspace, int64_t begin,
+                    int64_t end);
+    void (*run)(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *workspace, int64_t begin,
+                int64_t end);
 } poolgrad_kernel;
 
 /* The scalar golden reference over rows [begin, end) of N*C*ID*IH rows. */

@@ -65,12 +65,16 @@ void poolgrad_reference(const poolgrad_problem *pr)
     poolgrad_reference_rows(pr, 0, pr->n * pr->c * pr->in[0] * pr->in[1]);
 }
 
-static bool reference_supports(const poolgrad_problem *pr) { (void)pr; return true; }
-
-static int64_t reference_items(const poolgrad_problem *pr) { return pr->n * pr->c * pr->in[0] * pr->in[1]; }
-
-static void reference_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static bool reference_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
 {
+    *conf = (poolgrad_kernel_conf){ .work_items = pr->n * pr->c * pr->in[0] * pr->in[1] };
+    return true;
+}
+
+static void reference_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
+                          int64_t end)
+{
+    (void)conf;
     (void)ws;
     poolgrad_reference_rows(pr, begin, end);
 }
@@ -78,10 +82,8 @@ static void reference_run(const poolgrad_problem *pr, void *ws, int64_t begin, i
 const poolgrad_kernel poolgrad_kernel_reference = {
     .name = "scalar",
     .isa = POOLGRAD_ISA_SCALAR,
-    .supports = reference_supports,
-    .workspace_size = NULL,
-    .prepare_items = NULL,
+    .configure = reference_configure,
+    .preferred = NULL,
     .prepare = NULL,
-    .work_items = reference_items,
     .run = reference_run,
 };

@@ -11,8 +11,9 @@
 /* More threads than this are never started (a hostile num_threads must not exhaust the process). */
 #define POOLGRAD_THREAD_CAP 256
 
-static void run_parallel(const poolgrad_problem *pr, void *ws, int64_t items, int threads,
-                         void (*fn)(const poolgrad_problem *, void *, int64_t, int64_t))
+static void run_parallel(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t items,
+                         int threads,
+                         void (*fn)(const poolgrad_problem *, const poolgrad_kernel_conf *, void *, int64_t, int64_t))
 {
     if (items <= 0)
         return;
@@ -28,7 +29,7 @@ static void run_parallel(const poolgrad_problem *pr, void *ws, int64_t items, in
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && chunks > 1)
 #endif
     for (int64_t i = 0; i < chunks; i++)
-        fn(pr, ws, i * q + (i < r ? i : r), (i + 1) * q + (i + 1 < r ? i + 1 : r));
+        fn(pr, conf, ws, i * q + (i < r ? i : r), (i + 1) * q + (i + 1 < r ? i + 1 : r));
 }
 
 poolgrad_status poolgrad_execute(const poolgrad_plan *plan, void *workspace, size_t workspace_size, int num_threads)
@@ -57,9 +58,10 @@ poolgrad_status poolgrad_execute(const poolgrad_plan *plan, void *workspace, siz
     /* kernels get an aligned workspace whatever the caller's address (planned with the slack) */
     void *ws = workspace ? (void *)(((uintptr_t)workspace + POOLGRAD_WORKSPACE_ALIGN - 1) &
                                     ~(uintptr_t)(POOLGRAD_WORKSPACE_ALIGN - 1)) : NULL;
+    const poolgrad_kernel_conf *conf = &plan->conf;
     if (k->prepare)
-        run_parallel(pr, ws, k->prepare_items(pr), threads, k->prepare);
-    run_parallel(pr, ws, k->work_items(pr), threads, k->run);
+        run_parallel(pr, conf, ws, conf->prepare_items, threads, k->prepare);
+    run_parallel(pr, conf, ws, conf->work_items, threads, k->run);
     return POOLGRAD_OK;
 }
 

@@ -16,7 +16,8 @@
 struct poolgrad_plan {
     poolgrad_problem problem;
     const poolgrad_kernel *kernel; /* NULL: nothing to compute (empty gradInput) */
-    size_t workspace_size;
+    poolgrad_kernel_conf conf;     /* the kernel's blocking, decided here once */
+    size_t workspace_size;         /* conf.workspace_size plus the alignment slack */
     char kernel_name[64];
 };
 
@@ -80,7 +81,7 @@ poolgrad_isa poolgrad_cpu_isa(void);
 /* For tests: cap the calling thread's plans as POOLGRAD_ISA would (NULL: back to the environment). */
 void poolgrad_set_thread_isa_cap(const char *cap);
 
-/* Dispatch: best kernel for the problem under the active ISA cap; never NULL. */
-const poolgrad_kernel *poolgrad_select_kernel(const poolgrad_problem *pr);
+/* Dispatch: best kernel for the problem under the active ISA cap, never NULL; *conf is its blocking. */
+const poolgrad_kernel *poolgrad_select_kernel(const poolgrad_problem *pr, poolgrad_kernel_conf *conf);
 
 #endif

@@ -46,10 +46,10 @@ static poolgrad_status finish_plan(poolgrad_problem *pr, int64_t gi_numel, poolg
                  poolgrad_dtype_name(pr->dtype));
         return POOLGRAD_OK;
     }
-    const poolgrad_kernel *k = poolgrad_select_kernel(pr);
+    const poolgrad_kernel *k = poolgrad_select_kernel(pr, &(*plan)->conf);
     (*plan)->kernel = k;
     /* room to align the caller's workspace (any address) to POOLGRAD_WORKSPACE_ALIGN for the kernels */
-    const size_t ws = k->workspace_size ? k->workspace_size(pr) : 0;
+    const size_t ws = (*plan)->conf.workspace_size;
     (*plan)->workspace_size = ws ? ws + POOLGRAD_WORKSPACE_ALIGN - 1 : 0;
     snprintf((*plan)->kernel_name, sizeof (*plan)->kernel_name, "avgpool%dd_bwd_%s__%s", (int)pr->spatial_dims,
              poolgrad_dtype_name(pr->dtype), k->name);

@@ -1,7 +1,7 @@
 /*
  * Kernel selection: the kernel list (kernels/kernel_list.h) walked best ISA first under the active cap;
- * the first kernel that supports the problem and prefers it wins. The scalar reference, last, supports
- * everything. POOLGRAD_VERBOSE=1 prints every candidate with the reason it was passed over.
+ * the first kernel that configures the problem (supports it, and decides its blocking) and prefers it wins.
+ * The scalar reference, last, supports everything. POOLGRAD_VERBOSE=1 prints every candidate with the reason it was passed over.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 static const poolgrad_kernel *const kernel_table[] = { POOLGRAD_FOREACH_KERNEL(POOLGRAD_KERNEL_ENTRY) };
 #undef POOLGRAD_KERNEL_ENTRY
 
-/* What each kind's supports() and preferred() test, in words (kernels/README.md has the design). */
+/* What each kind's configure() and preferred() test, in words (kernels/README.md has the design). */
 static const struct kind_rule {
     const char *kind;
     const char *needs;
@@ -63,14 +63,34 @@ static void describe_problem(const poolgrad_problem *pr, poolgrad_isa active)
             (long long)pr->gi_stride[3], (long long)pr->gi_stride[4], poolgrad_isa_name(active));
 }
 
-const poolgrad_kernel *poolgrad_select_kernel(const poolgrad_problem *pr)
+/* the blocking configure() decided, as the kernels will read it */
+static void describe_conf(const poolgrad_kernel *k, const poolgrad_kernel_conf *c)
+{
+    fprintf(stderr, "poolgrad:   %-14s chosen: %lld work items", k->name, (long long)c->work_items);
+    if (c->prepare_items)
+        fprintf(stderr, ", prepare pass of %lld items into a %zu-byte workspace", (long long)c->prepare_items,
+                c->workspace_size);
+    if (c->w_block)
+        fprintf(stderr, ", W blocks of %lld columns", (long long)c->w_block);
+    if (c->row_block)
+        fprintf(stderr, ", row blocks of <= %lld rows", (long long)c->row_block);
+    if (c->channel_block)
+        fprintf(stderr, ", channel blocks of %lld", (long long)c->channel_block);
+    if (c->band_len)
+        fprintf(stderr, ", band of %lldx%lld slots of %lld floats", (long long)c->band_sd, (long long)c->band_sh,
+                (long long)c->band_len);
+    fputc('\n', stderr);
+}
+
+const poolgrad_kernel *poolgrad_select_kernel(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
 {
     const poolgrad_isa active = poolgrad_active_isa();
     const int cap = poolgrad_isa_level(active);
     const bool log = verbose();
     if (log)
         describe_problem(pr, active);
-    const size_t count = sizeof kernel_table / sizeof kernel_table[0];
+    /* every entry but the last, the scalar reference, which takes whatever they all pass over */
+    const size_t count = sizeof kernel_table / sizeof kernel_table[0] - 1;
     for (size_t i = 0; i < count; i++) {
         const poolgrad_kernel *k = kernel_table[i];
         const struct kind_rule *rule = rule_of(k);
@@ -80,21 +100,25 @@ const poolgrad_kernel *poolgrad_select_kernel(const poolgrad_problem *pr)
                         poolgrad_isa_name(k->isa), poolgrad_isa_name(active));
             continue;
         }
-        if (!k->supports(pr)) {
+        if (!k->configure(pr, conf)) {
             if (log)
                 fprintf(stderr, "poolgrad:   %-14s rejected: does not support the problem (needs %s)\n", k->name,
                         rule ? rule->needs : "?");
             continue;
         }
-        if (k->preferred && !k->preferred(pr)) {
+        if (k->preferred && !k->preferred(pr, conf)) {
             if (log)
                 fprintf(stderr, "poolgrad:   %-14s rejected: supports it but prefers %s (a speed rule, same bits)\n",
                         k->name, rule && rule->prefers ? rule->prefers : "other problems");
             continue;
         }
         if (log)
-            fprintf(stderr, "poolgrad:   %-14s chosen\n", k->name);
+            describe_conf(k, conf);
         return k;
     }
-    return &poolgrad_kernel_reference;
+    const poolgrad_kernel *ref = kernel_table[count];
+    ref->configure(pr, conf);
+    if (log)
+        describe_conf(ref, conf);
+    return ref;
 }

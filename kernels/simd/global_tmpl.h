@@ -31,14 +31,14 @@ static bool pg_is_global(const poolgrad_problem *pr)
     return true;
 }
 
-static bool global_supports(const poolgrad_problem *pr)
+static bool global_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
 {
-    return pg_is_global(pr) && (pg_gi_cl(pr) || pg_gi_rows(pr));
-}
-
-static int64_t global_items(const poolgrad_problem *pr)
-{
-    return pg_gi_cl(pr) ? pr->n * pr->in[0] * pr->in[1] : pr->n * pr->c * pr->in[0] * pr->in[1];
+    if (!pg_is_global(pr) || !(pg_gi_cl(pr) || pg_gi_rows(pr)))
+        return false;
+    *conf = (poolgrad_kernel_conf){
+        .work_items = pg_gi_cl(pr) ? pr->n * pr->in[0] * pr->in[1] : pr->n * pr->c * pr->in[0] * pr->in[1],
+    };
+    return true;
 }
 
 /* bits[l] = stored bits of 0 + go[plane pl + l] / divf (0 past the last plane or for an empty gradOutput) */
@@ -185,13 +185,15 @@ PG_AI void global_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end,
     }
 }
 
-static void global_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static void global_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
+                       int64_t end)
 {
+    (void)conf;
     (void)ws;
     PG_DT_DISPATCH(pr->dtype, global_run_dt, pr, begin, end);
 }
 
 const poolgrad_kernel PG_KSYM(global) = {
-    .name = PG_NAME("global"), .isa = PG_ISA, .supports = global_supports, .preferred = NULL,
-    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = global_items, .run = global_run,
+    .name = PG_NAME("global"), .isa = PG_ISA, .configure = global_configure, .preferred = NULL,
+    .prepare = NULL, .run = global_run,
 };

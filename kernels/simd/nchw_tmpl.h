@@ -33,20 +33,28 @@ PG_AI vf pg_pick_kept(const vsel_keep *L, vlanes lanes, int j, vf q0, vf q1, boo
 
 /* ================================================================ _nchw: direct */
 
-static bool nchw_supports(const poolgrad_problem *pr)
+/* the blocking every W-vectorized kind shares: rows (n, c, d, h), W blocks of PG_WCH chunks */
+static inline poolgrad_kernel_conf pg_nchw_conf(const poolgrad_problem *pr)
 {
-    return pg_gi_rows(pr) && pg_div_small(pr) && pg_terms_ok(pr) &&
-           (pg_go_empty(pr) || pg_unit(pr->out[2], pr->go_stride[PG_W])) && pg_span_bound(pr) <= 2 * VL;
+    return (poolgrad_kernel_conf){ .work_items = pr->n * pr->c * pr->in[0] * pr->in[1], .w_block = PG_WCH * VL };
+}
+
+static bool nchw_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
+{
+    if (!(pg_gi_rows(pr) && pg_div_small(pr) && pg_terms_ok(pr) &&
+          (pg_go_empty(pr) || pg_unit(pr->out[2], pr->go_stride[PG_W])) && pg_span_bound(pr) <= 2 * VL))
+        return false;
+    *conf = pg_nchw_conf(pr);
+    return true;
 }
 
 /* measured: the direct kernel wins while every gradInput row has a single window row (k <= s on D and H);
  * with more, dividing once into the workspace wins */
-static bool nchw_preferred(const poolgrad_problem *pr)
+static bool nchw_preferred(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf)
 {
+    (void)conf;
     return pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) <= 1;
 }
-
-static int64_t nchw_items(const poolgrad_problem *pr) { return pr->n * pr->c * pr->in[0] * pr->in[1]; }
 
 /*
  * The one-window-per-lane path's tables for a W block (every chunk has at most one window per lane and
@@ -177,7 +185,8 @@ PG_AI void nchw_chunks(const poolgrad_problem *pr, const pg_wchunk *ch, int nch,
     }
 }
 
-PG_AI void nchw_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, poolgrad_dtype dt)
+PG_AI void nchw_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, int64_t begin, int64_t end,
+                       poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], IW = pr->in[2], OW = pr->out[2];
@@ -195,8 +204,8 @@ PG_AI void nchw_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, p
     const pg_axis *axd = &axes[0], *axh = &axes[1];
     pg_axis_init(&axes[0], pr, 0);
     pg_axis_init(&axes[1], pr, 1);
-    for (int64_t wb = 0; wb < IW; wb += PG_WCH * VL) {
-        const int64_t we = pg_min(IW, wb + PG_WCH * VL);
+    for (int64_t wb = 0; wb < IW; wb += conf->w_block) {
+        const int64_t we = pg_min(IW, wb + conf->w_block);
         const int nch = pg_build_chunks(pr, wb, we, ch);
         const int64_t owlo = ch[0].base;
         if (!ovr) {
@@ -236,10 +245,10 @@ PG_AI void nchw_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, p
     }
 }
 
-static void nchw_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static void nchw_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin, int64_t end)
 {
     (void)ws;
-    PG_DT_DISPATCH(pr->dtype, nchw_run_dt, pr, begin, end);
+    PG_DT_DISPATCH(pr->dtype, nchw_run_dt, pr, conf, begin, end);
 }
 
 /* ================================================================ _nchw_b, _nchw_q: row blocks */
@@ -254,25 +263,45 @@ static void nchw_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_
  * of a row block, so the rows of one block never evict each other.
  */
 
-/* windows covering one index: <= ceil(k / s); covering one of PG_RB consecutive indices: <= ceil((k + PG_RB - 1) / s) */
-static inline int64_t pg_nchw_b_sd(const poolgrad_problem *pr) { return pg_ceil_div(pr->k[0], pr->s[0]); }
-static inline int64_t pg_nchw_b_sh(const poolgrad_problem *pr) { return pg_ceil_div(pr->k[1] + PG_RB - 1, pr->s[1]); }
-
-static bool nchw_q_supports(const poolgrad_problem *pr)
+/* the row blocks of _nchw_b and _nchw_q: at most PG_RB rows of one (n, c, d) plane */
+static inline poolgrad_kernel_conf pg_nchw_block_conf(const poolgrad_problem *pr)
 {
-    return pg_gi_rows(pr) && pg_div_small(pr) && pg_terms_ok(pr);
+    poolgrad_kernel_conf conf = pg_nchw_conf(pr);
+    conf.row_block = pg_min(PG_RB, pr->in[1]);
+    return conf;
 }
 
-static bool nchw_b_supports(const poolgrad_problem *pr)
+static bool nchw_q_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
 {
-    if (!nchw_q_supports(pr))
+    if (!(pg_gi_rows(pr) && pg_div_small(pr) && pg_terms_ok(pr)))
         return false;
-    if (!pg_band_k_ok(pr))
+    *conf = pg_nchw_block_conf(pr);
+    conf->workspace_size = pg_q_workspace(pr, PG_QW);
+    conf->prepare_items = pg_q_items(pr, PG_QW);
+    return true;
+}
+
+/*
+ * The band of one W block: band_sd x band_sh slots of band_len floats. A slot holds the q row (od, oh) of
+ * the W block's columns: the chunk bases of a W block of w_block columns lie within (w_block - 1) / s + 1
+ * columns and a chunk spans at most max(2 VL, pg_span_bound) from its base, rounded up to whole vectors.
+ * Windows covering one index: <= ceil(k / s); covering one of row_block consecutive indices:
+ * <= ceil((k + row_block - 1) / s); the slots along oh are as many as the band holds beyond that.
+ */
+static bool nchw_b_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
+{
+    if (!nchw_q_configure(pr, conf) || !pg_band_k_ok(pr))
         return false;
-    const int64_t wblk = pg_min(pr->in[2], PG_WCH * VL);
-    const int64_t lb = pg_ceil_div((wblk - 1) / pr->s[2] + 1 + pg_max(2 * VL, pg_span_bound(pr)), VL) * VL;
-    const int64_t sd = pg_nchw_b_sd(pr), sh = pg_nchw_b_sh(pr);
-    return lb <= PG_BL && sd * sh <= PG_BSLOTS && sd * sh * lb <= PG_BQ;
+    *conf = pg_nchw_block_conf(pr);
+    const int64_t wblk = pg_min(pr->in[2], conf->w_block);
+    const int64_t len = pg_ceil_div((wblk - 1) / pr->s[2] + 1 + pg_max(2 * VL, pg_span_bound(pr)), VL) * VL;
+    const int64_t sd = pg_ceil_div(pr->k[0], pr->s[0]), sh = pg_ceil_div(pr->k[1] + conf->row_block - 1, pr->s[1]);
+    if (len > PG_BL || sd * sh > PG_BSLOTS || sd * sh * len > PG_BQ)
+        return false;
+    conf->band_len = len;
+    conf->band_sd = pg_min(sd, pg_max(pr->out[0], 1));
+    conf->band_sh = pg_min(pg_min(pg_max(pr->out[1], 1), PG_BQ / (conf->band_sd * len)), PG_BSLOTS / conf->band_sd);
+    return true;
 }
 
 /* the band of one W block: window rows of columns [owlo, owhi) */
@@ -302,18 +331,19 @@ PG_AI int64_t pg_nchw_band_row(const poolgrad_problem *pr, pg_nchw_band *bd, int
 }
 
 /*
- * The row-block planner: the block of rows h .. h + R - 1 of plane (n, c, d) at p (R <= PG_RB, <= rows
+ * The row-block planner: the block of rows h .. h + R - 1 of plane (n, c, d) at p (R <= row_block, <= rows
  * left), and its T window rows in ascending (od, oh) order: q row offset toff and the mask of the block
  * rows each covers. A block whose window rows exceed PG_TMAX (or the band's SH) is cut to one row.
  * Returns R; bd is NULL for the workspace.
  */
-PG_AI int pg_nchw_block(const poolgrad_problem *pr, const pg_axis *axd, const pg_axis *axh, pg_pos p, int64_t left,
-                        pg_nchw_band *bd, int64_t *toff, unsigned *tmask, int *nterms, poolgrad_dtype dt)
+PG_AI int pg_nchw_block(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, const pg_axis *axd,
+                        const pg_axis *axh, pg_pos p, int64_t left, pg_nchw_band *bd, int64_t *toff, unsigned *tmask,
+                        int *nterms, poolgrad_dtype dt)
 {
     const int64_t C = pr->c, OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
     int64_t od0, od1;
     pg_axis_range(axd, pr, p.d, &od0, &od1);
-    int R = (int)pg_min(pg_min(PG_RB, pr->in[1] - p.h), left);
+    int R = (int)pg_min(pg_min(conf->row_block, pr->in[1] - p.h), left);
     int64_t ob[PG_RB] = { 0 }, oe[PG_RB] = { 0 };
     int T;
     for (;;) {
@@ -396,12 +426,12 @@ PG_AI void pg_nchw_block_chunks(const float *qbase, const int64_t *toff, const u
 }
 
 /* _nchw_b (banded: q divided here into the stack band) or _nchw_q (qws: the prepared workspace) */
-PG_AI void nchw_block_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin, int64_t end, bool banded,
-                             poolgrad_dtype dt)
+PG_AI void nchw_block_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, const float *qws,
+                             int64_t begin, int64_t end, bool banded, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], IW = pr->in[2];
-    const int64_t OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
+    const int64_t OW = pr->out[2];
     const int64_t *gs = pr->gi_stride;
     const bool ovr = pr->divisor_override != 0;
     pg_wchunk ch[PG_WCH];
@@ -415,31 +445,25 @@ PG_AI void nchw_block_run_dt(const poolgrad_problem *pr, const float *qws, int64
     _Alignas(64) float qc[PG_BQ];
     float fwt[PG_BL];
     int64_t tag[PG_BSLOTS];
-    pg_nchw_band band = { .b = { .q = qc, .tag = tag, .SD = banded ? pg_min(pg_nchw_b_sd(pr), pg_max(OD, 1)) : 1 },
+    pg_nchw_band band = { .b = { .q = qc, .tag = tag, .SD = conf->band_sd, .SH = conf->band_sh, .len = conf->band_len },
                           .fwt = fwt, .go_end = banded ? pg_go_end(pr, es) : NULL };
-    for (int64_t wb = 0; wb < IW; wb += PG_WCH * VL) {
-        const int64_t we = pg_min(IW, wb + PG_WCH * VL);
+    for (int64_t wb = 0; wb < IW; wb += conf->w_block) {
+        const int64_t we = pg_min(IW, wb + conf->w_block);
         const int nch = pg_build_chunks(pr, wb, we, ch);
         const int64_t owlo = ch[0].base;
-        if (banded) { /* the band: q rows (od, oh) of this W block, Lr floats each */
-            int64_t maxspan = 2 * VL;
-            for (int i = 0; i < nch; i++)
-                maxspan = pg_max(maxspan, ch[i].span);
-            const int64_t Lr = pg_ceil_div(ch[nch - 1].base - owlo + maxspan, VL) * VL;
-            const int64_t SD = band.b.SD;
-            band.b.SH = pg_min(pg_min(pg_max(OH, 1), PG_BQ / (SD * Lr)), PG_BSLOTS / SD);
-            band.b.len = Lr;
+        if (banded) { /* the band: q rows (od, oh) of this W block's columns [owlo, owlo + len) */
+            const int64_t len = band.b.len;
             band.owlo = owlo;
-            band.owhi = pg_min(OW, owlo + Lr);
-            for (int64_t t = 0; t < Lr; t++)
+            band.owhi = pg_min(OW, owlo + len);
+            for (int64_t t = 0; t < len; t++)
                 fwt[t] = !ovr && owlo + t < OW ? (float)pg_factor(pr, 2, owlo + t) : 1.0f;
             pg_qband_clear(&band.b);
-            memset(qc, 0, (size_t)(SD * band.b.SH * Lr) * sizeof(float));
+            memset(qc, 0, (size_t)(band.b.SD * band.b.SH * len) * sizeof(float));
         }
         pg_pos p = pg_pos_of(begin, IH, ID, C);
         for (int64_t row = begin; row < end;) {
             int T;
-            const int R = pg_nchw_block(pr, axd, axh, p, end - row, banded ? &band : NULL, toff, tmask, &T, dt);
+            const int R = pg_nchw_block(pr, conf, axd, axh, p, end - row, banded ? &band : NULL, toff, tmask, &T, dt);
             char *dst[PG_RB];
             for (int r = 0; r < R; r++)
                 dst[r] = pr->gi + (p.n * gs[PG_N] + p.c * gs[PG_C] + p.d * gs[PG_D] + (p.h + r) * gs[PG_H] + wb) * es;
@@ -457,39 +481,38 @@ _Static_assert(PG_WCH * (sizeof(pg_wchunk) + sizeof(vf) + sizeof(vsel_keep) + VL
                    2 * sizeof(pg_axis) < PG_STACK_BUDGET,
                "_nchw run: stack buffers over the budget");
 
-static void nchw_b_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static void nchw_b_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
+                       int64_t end)
 {
     (void)ws;
-    PG_DT_DISPATCH(pr->dtype, nchw_block_run_dt, pr, NULL, begin, end, true);
+    PG_DT_DISPATCH(pr->dtype, nchw_block_run_dt, pr, conf, NULL, begin, end, true);
 }
 
-static size_t nchw_q_workspace(const poolgrad_problem *pr) { return pg_q_workspace(pr, PG_QW); }
-static int64_t nchw_q_prepare_items(const poolgrad_problem *pr) { return pg_q_items(pr, PG_QW); }
-
-static void nchw_q_prepare(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static void nchw_q_prepare(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
+                           int64_t end)
 {
-    PG_DT_DISPATCH(pr->dtype, pg_q_prepare_dt, pr, ws, begin, end, PG_QW);
+    PG_DT_DISPATCH(pr->dtype, pg_q_prepare_dt, pr, conf, ws, begin, end, PG_QW);
 }
 
-static void nchw_q_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static void nchw_q_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
+                       int64_t end)
 {
-    PG_DT_DISPATCH(pr->dtype, nchw_block_run_dt, pr, ws, begin, end, false);
+    PG_DT_DISPATCH(pr->dtype, nchw_block_run_dt, pr, conf, ws, begin, end, false);
 }
 
 /* ================================================================ the kernel table entries */
 
 const poolgrad_kernel PG_KSYM(nchw) = {
-    .name = PG_NAME("nchw"), .isa = PG_ISA, .supports = nchw_supports, .preferred = nchw_preferred,
-    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = nchw_items, .run = nchw_run,
+    .name = PG_NAME("nchw"), .isa = PG_ISA, .configure = nchw_configure, .preferred = nchw_preferred,
+    .prepare = NULL, .run = nchw_run,
 };
 
 const poolgrad_kernel PG_KSYM(nchw_b) = {
-    .name = PG_NAME("nchw_b"), .isa = PG_ISA, .supports = nchw_b_supports, .preferred = NULL,
-    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = nchw_items, .run = nchw_b_run,
+    .name = PG_NAME("nchw_b"), .isa = PG_ISA, .configure = nchw_b_configure, .preferred = NULL,
+    .prepare = NULL, .run = nchw_b_run,
 };
 
 const poolgrad_kernel PG_KSYM(nchw_q) = {
-    .name = PG_NAME("nchw_q"), .isa = PG_ISA, .supports = nchw_q_supports, .preferred = NULL,
-    .workspace_size = nchw_q_workspace, .prepare_items = nchw_q_prepare_items, .prepare = nchw_q_prepare,
-    .work_items = nchw_items, .run = nchw_q_run,
+    .name = PG_NAME("nchw_q"), .isa = PG_ISA, .configure = nchw_q_configure, .preferred = NULL,
+    .prepare = nchw_q_prepare, .run = nchw_q_run,
 };

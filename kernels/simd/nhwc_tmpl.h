@@ -26,7 +26,11 @@
 #error "nhwc_tmpl.h is a template: include it from kernels_tmpl.h"
 #endif
 
-static int64_t nhwc_items(const poolgrad_problem *pr) { return pr->n * pr->in[0] * pr->in[1]; }
+/* the blocking every channels-last kind shares: rows (n, d, h) */
+static inline poolgrad_kernel_conf pg_nhwc_conf(const poolgrad_problem *pr)
+{
+    return (poolgrad_kernel_conf){ .work_items = pr->n * pr->in[0] * pr->in[1] };
+}
 
 /*
  * One channel block of nv (1..PG_CU, a constant after inlining) full vectors, or one partial vector of nl
@@ -201,81 +205,102 @@ PG_AI void nhwc_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
     }
 }
 
-static bool nhwc_supports(const poolgrad_problem *pr)
+static bool nhwc_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
 {
-    return pg_gi_cl(pr) && pg_terms_ok(pr) && (pg_go_empty(pr) || pg_unit(pr->c, pr->go_stride[PG_C]));
+    if (!(pg_gi_cl(pr) && pg_terms_ok(pr) && (pg_go_empty(pr) || pg_unit(pr->c, pr->go_stride[PG_C]))))
+        return false;
+    *conf = pg_nhwc_conf(pr);
+    return true;
 }
 
 /* measured: the direct kernel divides (and widens f16/bf16) once per term; in f32 that beats the extra
  * workspace pass up to about 8 terms per element, in f16/bf16 only with one term */
-static bool nhwc_preferred(const poolgrad_problem *pr)
+static bool nhwc_preferred(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf)
 {
+    (void)conf;
     int64_t terms = pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) * pg_ceil_div(pr->k[2], pr->s[2]);
     return terms <= (pr->dtype == POOLGRAD_F32 ? 8 : 1);
 }
 
-static void nhwc_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static void nhwc_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin, int64_t end)
 {
+    (void)conf;
     (void)ws;
     PG_DT_DISPATCH(pr->dtype, nhwc_run_dt, pr, NULL, begin, end, false);
 }
 
-static bool nhwc_q_supports(const poolgrad_problem *pr) { return pg_gi_cl(pr) && pg_terms_ok(pr); }
-static size_t nhwc_q_workspace(const poolgrad_problem *pr) { return pg_q_workspace(pr, PG_QC); }
-static int64_t nhwc_q_prepare_items(const poolgrad_problem *pr) { return pg_q_items(pr, PG_QC); }
-
-static void nhwc_q_prepare(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static bool nhwc_q_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
 {
-    PG_DT_DISPATCH(pr->dtype, pg_q_prepare_dt, pr, ws, begin, end, PG_QC);
+    if (!(pg_gi_cl(pr) && pg_terms_ok(pr)))
+        return false;
+    *conf = pg_nhwc_conf(pr);
+    conf->workspace_size = pg_q_workspace(pr, PG_QC);
+    conf->prepare_items = pg_q_items(pr, PG_QC);
+    return true;
 }
 
-static void nhwc_q_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static void nhwc_q_prepare(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
+                           int64_t end)
 {
+    PG_DT_DISPATCH(pr->dtype, pg_q_prepare_dt, pr, conf, ws, begin, end, PG_QC);
+}
+
+static void nhwc_q_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
+                       int64_t end)
+{
+    (void)conf;
     PG_DT_DISPATCH(pr->dtype, nhwc_run_dt, pr, ws, begin, end, true);
 }
 
 /* ---- _nhwc_b */
 
-static inline int64_t pg_nhwc_b_sd(const poolgrad_problem *pr) { return pg_min(pg_ceil_div(pr->k[0], pr->s[0]), pg_max(pr->out[0], 1)); }
-static inline int64_t pg_nhwc_b_sh(const poolgrad_problem *pr) { return pg_min(pg_ceil_div(pr->k[1], pr->s[1]), pg_max(pr->out[1], 1)); }
-
-/* channels per block (a multiple of VL), 0 if the band cannot hold VL channels */
-static int64_t pg_nhwc_b_cb(const poolgrad_problem *pr)
+/*
+ * The band: band_sd x band_sh slots (the window rows of one gradInput row, so they never evict each other)
+ * of band_len = OW x channel_block floats, plus VL floats of slack. The channel block is a multiple of VL:
+ * as few blocks as fit, of even size. Not supported when the band cannot hold VL channels.
+ */
+static bool nhwc_b_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
 {
-    if (!pg_band_k_ok(pr) || pr->out[2] > PG_CBQ)
-        return 0;
-    const int64_t slots = pg_nhwc_b_sd(pr) * pg_nhwc_b_sh(pr);
-    if (slots > PG_CBS)
-        return 0;
-    const int64_t cmax = (PG_CBQ - VL) / (slots * pg_max(pr->out[2], 1)) / VL * VL;
+    if (!(pg_gi_cl(pr) && pg_terms_ok(pr)) || !pg_band_k_ok(pr) || pr->out[2] > PG_CBQ)
+        return false;
+    const int64_t sd = pg_min(pg_ceil_div(pr->k[0], pr->s[0]), pg_max(pr->out[0], 1));
+    const int64_t sh = pg_min(pg_ceil_div(pr->k[1], pr->s[1]), pg_max(pr->out[1], 1));
+    if (sd * sh > PG_CBS)
+        return false;
+    const int64_t cmax = (PG_CBQ - VL) / (sd * sh * pg_max(pr->out[2], 1)) / VL * VL;
     if (cmax < VL)
-        return 0;
-    const int64_t nb = pg_ceil_div(pr->c, cmax); /* as few blocks as fit, of even size */
-    return pg_ceil_div(pg_ceil_div(pr->c, nb), VL) * VL;
-}
-
-static bool nhwc_b_supports(const poolgrad_problem *pr)
-{
-    return pg_gi_cl(pr) && pg_terms_ok(pr) && pg_nhwc_b_cb(pr) >= VL;
+        return false;
+    const int64_t nb = pg_ceil_div(pr->c, cmax);
+    *conf = pg_nhwc_conf(pr);
+    conf->channel_block = pg_ceil_div(pg_ceil_div(pr->c, nb), VL) * VL;
+    conf->band_sd = sd;
+    conf->band_sh = sh;
+    conf->band_len = pr->out[2] * conf->channel_block;
+    return true;
 }
 
 /* measured: with one od row per gradInput row (2D) the band wins over the workspace pass; with more
  * (3D k3s2), the rows of the other od planes are evicted while h sweeps, and recomputing them loses */
-static bool nhwc_b_preferred(const poolgrad_problem *pr) { return pg_nhwc_b_sd(pr) == 1; }
+static bool nhwc_b_preferred(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf)
+{
+    (void)pr;
+    return conf->band_sd == 1;
+}
 
-PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, poolgrad_dtype dt)
+PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, int64_t begin, int64_t end,
+                         poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
-    const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], OW = pr->out[2];
+    const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1];
     const int64_t *gs = pr->gi_stride;
-    const int64_t Cb = pg_nhwc_b_cb(pr);
+    const int64_t Cb = conf->channel_block;
     _Alignas(64) float qc[PG_CBQ];
     int64_t tag[PG_CBS];
     pg_axis axes[3];
     for (int a = 0; a < 3; a++)
         pg_axis_init(&axes[a], pr, a);
     int64_t tbase[PG_TMAX], tfd[PG_TMAX];
-    pg_nhwc_band band = { .b = { .q = qc, .tag = tag, .SD = pg_nhwc_b_sd(pr), .SH = pg_nhwc_b_sh(pr), .len = OW * Cb },
+    pg_nhwc_band band = { .b = { .q = qc, .tag = tag, .SD = conf->band_sd, .SH = conf->band_sh, .len = conf->band_len },
                         .Cb = Cb, .axw = &axes[2] };
     memset(qc, 0, sizeof qc); /* defined slack lanes */
     for (int64_t r0 = begin; r0 < end; r0 += PG_CBR) {
@@ -297,26 +322,26 @@ PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end,
 _Static_assert(PG_CBQ * 4 + PG_CBS * 8 + 3 * sizeof(pg_axis) + PG_TMAX * 16 + PG_CLP * 8 < PG_STACK_BUDGET,
                "_nhwc_b run: stack buffers over the budget");
 
-static void nhwc_b_run(const poolgrad_problem *pr, void *ws, int64_t begin, int64_t end)
+static void nhwc_b_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
+                       int64_t end)
 {
     (void)ws;
-    PG_DT_DISPATCH(pr->dtype, nhwc_b_run_dt, pr, begin, end);
+    PG_DT_DISPATCH(pr->dtype, nhwc_b_run_dt, pr, conf, begin, end);
 }
 
 /* ================================================================ the kernel table entries */
 
 const poolgrad_kernel PG_KSYM(nhwc) = {
-    .name = PG_NAME("nhwc"), .isa = PG_ISA, .supports = nhwc_supports, .preferred = nhwc_preferred,
-    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = nhwc_items, .run = nhwc_run,
+    .name = PG_NAME("nhwc"), .isa = PG_ISA, .configure = nhwc_configure, .preferred = nhwc_preferred,
+    .prepare = NULL, .run = nhwc_run,
 };
 
 const poolgrad_kernel PG_KSYM(nhwc_b) = {
-    .name = PG_NAME("nhwc_b"), .isa = PG_ISA, .supports = nhwc_b_supports, .preferred = nhwc_b_preferred,
-    .workspace_size = NULL, .prepare_items = NULL, .prepare = NULL, .work_items = nhwc_items, .run = nhwc_b_run,
+    .name = PG_NAME("nhwc_b"), .isa = PG_ISA, .configure = nhwc_b_configure, .preferred = nhwc_b_preferred,
+    .prepare = NULL, .run = nhwc_b_run,
 };
 
 const poolgrad_kernel PG_KSYM(nhwc_q) = {
-    .name = PG_NAME("nhwc_q"), .isa = PG_ISA, .supports = nhwc_q_supports, .preferred = NULL,
-    .workspace_size = nhwc_q_workspace, .prepare_items = nhwc_q_prepare_items, .prepare = nhwc_q_prepare,
-    .work_items = nhwc_items, .run = nhwc_q_run,
+    .name = PG_NAME("nhwc_q"), .isa = PG_ISA, .configure = nhwc_q_configure, .preferred = NULL,
+    .prepare = nhwc_q_prepare, .run = nhwc_q_run,
 };

@@ -73,14 +73,15 @@ static inline size_t pg_q_workspace(const poolgrad_problem *pr, int order)
     return (size_t)(pg_q_count(pr) + pg_q_slack(order)) * 4u;
 }
 
-/* prepare items: window rows (n, c, od, oh) in PG_QW, (n, od, oh) in PG_QC */
+/* prepare items (configure() stores them in the conf): window rows (n, c, od, oh) in PG_QW, (n, od, oh) in PG_QC */
 static inline int64_t pg_q_items(const poolgrad_problem *pr, int order)
 {
     return pg_go_empty(pr) ? 0 : pr->n * (order == PG_QW ? pr->c : 1) * pr->out[0] * pr->out[1];
 }
 
 /* The prepare pass over items [begin, end); the last item also zeroes the slack. */
-PG_AI void pg_q_prepare_dt(const poolgrad_problem *pr, float *qws, int64_t begin, int64_t end, int order, poolgrad_dtype dt)
+PG_AI void pg_q_prepare_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, float *qws, int64_t begin,
+                           int64_t end, int order, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
@@ -105,7 +106,7 @@ PG_AI void pg_q_prepare_dt(const poolgrad_problem *pr, float *qws, int64_t begin
             pg_q_divide(pr, order, g, ib, ie, fdh, fwt, NULL, NULL, qws + r * len + ib, order == PG_QW ? 0 : C, false, dt);
         }
     }
-    if (end == pg_q_items(pr, order))
+    if (end == conf->prepare_items)
         memset(qws + pg_q_count(pr), 0, (size_t)pg_q_slack(order) * sizeof(float));
 }
 

@@ -303,8 +303,8 @@ static void reset_output(tcase *tc)
 }
 
 /* [0, items) in random consecutive pieces, run in random order (items are independent). */
-static void run_split(pgt_rng *r, const poolgrad_problem *pr, void *ws, int64_t items,
-                      void (*fn)(const poolgrad_problem *, void *, int64_t, int64_t))
+static void run_split(pgt_rng *r, const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t items,
+                      void (*fn)(const poolgrad_problem *, const poolgrad_kernel_conf *, void *, int64_t, int64_t))
 {
     if (items <= 0)
         return;
@@ -322,7 +322,7 @@ static void run_split(pgt_rng *r, const poolgrad_problem *pr, void *ws, int64_t 
     for (int i = 0; i < nc; i++) {
         int p = reverse ? nc - 1 - i : i;
         if (cuts[p + 1] > cuts[p])
-            fn(pr, ws, cuts[p], cuts[p + 1]);
+            fn(pr, conf, ws, cuts[p], cuts[p + 1]);
     }
 }
 
@@ -336,7 +336,8 @@ static int check_kernels(pgt_rng *r, tcase *tc)
         return 0;
     for (size_t i = 0; i < NKERNELS; i++) {
         const poolgrad_kernel *k = all_kernels[i];
-        if (!in_scope(k) || !cpu_runs(k) || !k->supports(pr))
+        poolgrad_kernel_conf conf;
+        if (!in_scope(k) || !cpu_runs(k) || !k->configure(pr, &conf))
             continue;
         char who[96];
         if (family_of(k))
@@ -345,11 +346,10 @@ static int check_kernels(pgt_rng *r, tcase *tc)
             snprintf(who, sizeof who, "reference kernel (work split)");
         ca_set_context("%s on %s", who, tc->desc);
         reset_output(tc);
-        size_t wsz = k->workspace_size ? k->workspace_size(pr) : 0;
-        pgt_buffer ws = pgt_alloc(POOLGRAD_F32, (int64_t)((wsz + 3) / 4));
+        pgt_buffer ws = pgt_alloc(POOLGRAD_F32, (int64_t)((conf.workspace_size + 3) / 4));
         if (k->prepare)
-            run_split(r, pr, ws.data, k->prepare_items(pr), k->prepare);
-        run_split(r, pr, ws.data, k->work_items(pr), k->run);
+            run_split(r, pr, &conf, ws.data, conf.prepare_items, k->prepare);
+        run_split(r, pr, &conf, ws.data, conf.work_items, k->run);
         bool ok = pgt_guards_intact(&ws);
         CA_EXPECT(ok, "%s: workspace guard written; case %s", who, tc->desc);
         pgt_free(&ws);
@@ -799,11 +799,11 @@ static const bench_problem bench_problems[] = {
 };
 #define NBENCH (sizeof bench_problems / sizeof bench_problems[0])
 
-static void run_whole(const poolgrad_kernel *k, const poolgrad_problem *pr, void *ws)
+static void run_whole(const poolgrad_kernel *k, const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws)
 {
     if (k->prepare)
-        k->prepare(pr, ws, 0, k->prepare_items(pr));
-    k->run(pr, ws, 0, k->work_items(pr));
+        k->prepare(pr, conf, ws, 0, conf->prepare_items);
+    k->run(pr, conf, ws, 0, conf->work_items);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -822,14 +822,15 @@ static double thread_seconds(void)
 
 /* Median ns (thread CPU time) of one single-threaded run of the whole problem: at least 5 runs, more
  * while under 0.2 s of CPU time, at most 41. */
-static double time_kernel(const poolgrad_kernel *k, const poolgrad_problem *pr, void *ws)
+static double time_kernel(const poolgrad_kernel *k, const poolgrad_problem *pr, const poolgrad_kernel_conf *conf,
+                          void *ws)
 {
     double t[41];
     int n = 0;
     const double start = thread_seconds();
     while (n < 41 && (n < 5 || thread_seconds() - start < 0.2)) {
         const double t0 = thread_seconds();
-        run_whole(k, pr, ws);
+        run_whole(k, pr, conf, ws);
         t[n++] = (thread_seconds() - t0) * 1e9;
     }
     qsort(t, (size_t)n, sizeof t[0], cmp_double);
@@ -918,15 +919,15 @@ static int bench(void)
                             f = j;
                     if (fam && (f < 0 || !family_selected(f) || !family_applies(f, bp, layout)))
                         continue;
-                    if (!cpu_runs(k) || !k->supports(pr))
+                    poolgrad_kernel_conf conf;
+                    if (!cpu_runs(k) || !k->configure(pr, &conf))
                         continue;
-                    size_t wsz = k->workspace_size ? k->workspace_size(pr) : 0;
-                    void *ws = wsz ? malloc(wsz) : NULL;
+                    void *ws = conf.workspace_size ? malloc(conf.workspace_size) : NULL;
                     reset_output(&tc);
                     ca_set_context("bench: %s on %s", k->name, tc.desc);
-                    run_whole(k, pr, ws);
+                    run_whole(k, pr, &conf, ws);
                     const bool exact = pgt_guards_intact(&tc.gi.buf) && pgt_first_difference(&tc.gi.buf, &tc.ref.buf) == PGT_NO_DIFFERENCE;
-                    const double ns = time_kernel(k, pr, ws);
+                    const double ns = time_kernel(k, pr, &conf, ws);
                     ca_set_context(NULL);
                     free(ws);
                     timed++;

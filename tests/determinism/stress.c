@@ -615,8 +615,9 @@ static bool ws_intact(const workspace *w)
 }
 
 /* [0, items) cut at random boundaries, the pieces run in a random order (items are independent) */
-static void run_split(pgt_rng *r, const poolgrad_problem *pr, void *ws, int64_t items,
-                      void (*fn)(const poolgrad_problem *, void *, int64_t, int64_t))
+static void run_split(pgt_rng *r, const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws,
+                      int64_t items,
+                      void (*fn)(const poolgrad_problem *, const poolgrad_kernel_conf *, void *, int64_t, int64_t))
 {
     if (items <= 0)
         return;
@@ -648,7 +649,7 @@ static void run_split(pgt_rng *r, const poolgrad_problem *pr, void *ws, int64_t 
     for (int i = 0; i < np; i++) {
         int64_t b = cuts[perm[i]], e = cuts[perm[i] + 1];
         if (e > b)
-            fn(pr, ws, b, e);
+            fn(pr, conf, ws, b, e);
     }
 }
 
@@ -658,13 +659,14 @@ static bool check_kernels(pgt_rng *r, problem *p, stats *st)
     const poolgrad_problem *pr = &p->plan->problem;
     for (size_t i = 0; i < NKERNELS; i++) {
         const poolgrad_kernel *k = all_kernels[i];
-        if (!cpu_runs(k) || !k->supports(pr))
+        poolgrad_kernel_conf conf;
+        if (!cpu_runs(k) || !k->configure(pr, &conf))
             continue;
         reset_output(p);
-        workspace ws = ws_alloc(r, k->workspace_size ? k->workspace_size(pr) : 0);
+        workspace ws = ws_alloc(r, conf.workspace_size);
         if (k->prepare)
-            run_split(r, pr, ws.data, k->prepare_items(pr), k->prepare);
-        run_split(r, pr, ws.data, k->work_items(pr), k->run);
+            run_split(r, pr, &conf, ws.data, conf.prepare_items, k->prepare);
+        run_split(r, pr, &conf, ws.data, conf.work_items, k->run);
         bool ws_ok = ws_intact(&ws);
         free(ws.raw);
         if (!ws_ok) {
