@@ -94,9 +94,6 @@ typedef struct poolgrad_kernel {
     poolgrad_isa isa;
     /* true if this kernel handles the problem (layout, dtype, buffers that fit); then *conf is its blocking */
     bool (*configure)(const poolgrad_problem *pr, poolgrad_kernel_conf *conf);
-    /* optional speed heuristic: dispatch takes the first kernel that configures and prefers the problem
-     * (NULL = always). Never affects the bits. */
-    bool (*preferred)(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf);
     /* optional first pass filling the workspace, items [begin, end) of conf->prepare_items, run in
      * parallel before run(); NULL if the kernel has no such pass */
     void (*prepare)(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *workspace, int64_t begin,

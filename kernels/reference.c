@@ -83,7 +83,6 @@ const poolgrad_kernel poolgrad_kernel_reference = {
     .name = "scalar",
     .isa = POOLGRAD_ISA_SCALAR,
     .configure = reference_configure,
-    .preferred = NULL,
     .prepare = NULL,
     .run = reference_run,
 };

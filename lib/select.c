@@ -1,7 +1,12 @@
 /*
- * Kernel selection: the kernel list (kernels/kernel_list.h) walked best ISA first under the active cap;
- * the first kernel that configures the problem (supports it, and decides its blocking) and prefers it wins.
- * The scalar reference, last, supports everything. POOLGRAD_VERBOSE=1 prints every candidate with the reason it was passed over.
+ * Kernel selection, in one place: the kernel list (kernels/kernel_list.h) walked best ISA first under the
+ * active cap; within an ISA, the kinds in list order. A kernel is taken when its configure() accepts the
+ * problem (it supports it and decided its blocking) and its kind's speed rule below prefers it. The scalar
+ * reference, last, takes whatever every SIMD kernel passed over. POOLGRAD_VERBOSE=1 prints every candidate
+ * with the reason it was passed over, and the chosen blocking.
+ *
+ * ISA first, then kind: whether a band fits depends on the vector width, so a wider ISA's workspace kind
+ * is taken before a narrower ISA's band kind (never measured the other way round).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,21 +19,61 @@
 static const poolgrad_kernel *const kernel_table[] = { POOLGRAD_FOREACH_KERNEL(POOLGRAD_KERNEL_ENTRY) };
 #undef POOLGRAD_KERNEL_ENTRY
 
-/* What each kind's configure() and preferred() test, in words (kernels/README.md has the design). */
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* window rows (od, oh) covering one gradInput row, at most; and terms (od, oh, ow) per element, at most */
+static int64_t window_rows(const poolgrad_problem *pr) { return ceil_div(pr->k[0], pr->s[0]) * ceil_div(pr->k[1], pr->s[1]); }
+static int64_t terms(const poolgrad_problem *pr) { return window_rows(pr) * ceil_div(pr->k[2], pr->s[2]); }
+
+/*
+ * The speed rules: ISA-independent facts about the problem (and the blocking configure() chose). They
+ * never change a bit, only which kernel computes them. All were measured single-threaded with the
+ * AVX-512 kernels on AMD EPYC Zen 4, in the commit named; they are applied to every ISA unmeasured.
+ */
+
+/* be86978: the direct W-row kernel wins while each gradInput row has one window row; with more,
+ * dividing once (band or workspace) wins */
+static bool nchw_prefers(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf)
+{
+    (void)conf;
+    return window_rows(pr) <= 1;
+}
+
+/* d844890: the direct channels-last kernel divides (and widens f16/bf16) once per term; in f32 that beats
+ * the extra pre-division pass up to about 8 terms per element, in f16/bf16 only with one */
+static bool nhwc_prefers(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf)
+{
+    (void)conf;
+    return terms(pr) <= (pr->dtype == POOLGRAD_F32 ? 8 : 1);
+}
+
+/* cfee2ca: with one od row per gradInput row (2D) the band beats the workspace (inception bf16 NHWC
+ * 6.25 -> 3.05 ms); with more (3D k3s2) the other od planes' rows are evicted while h sweeps, and
+ * recomputing them loses (2.27 -> 3.17 ms) */
+static bool nhwc_b_prefers(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf)
+{
+    (void)pr;
+    return conf->band_sd == 1;
+}
+
+/* Per kind: what its configure() needs and what its speed rule prefers, in words (kernels/README.md has
+ * the design), and the rule (NULL: whenever configure() accepts). */
 static const struct kind_rule {
     const char *kind;
     const char *needs;
     const char *prefers;
+    bool (*prefer)(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf);
 } kind_rules[] = {
-    { "global", "one window covering the whole input (or an empty gradOutput), gradInput contiguous along W or C", NULL },
+    { "global", "one window covering the whole input (or an empty gradOutput), gradInput contiguous along W or C", NULL, NULL },
     { "nchw", "gradInput rows contiguous along W, gradOutput contiguous along W, divisors exact in float, "
-              "a lane's windows within two vectors", "one window row per gradInput row (k <= s on D and H)" },
-    { "nchw_b", "gradInput rows contiguous along W, divisors exact in float, a row block's q rows fit the stack band", NULL },
-    { "nchw_q", "gradInput rows contiguous along W, divisors exact in float", NULL },
-    { "nhwc", "gradInput and gradOutput contiguous along C", "at most 8 terms per element in f32, 1 in f16/bf16" },
-    { "nhwc_b", "gradInput contiguous along C, the stack band holds a vector of channels", "one od row per gradInput row" },
-    { "nhwc_q", "gradInput contiguous along C", NULL },
-    { "scalar", "nothing (the reference handles every view)", NULL },
+              "a lane's windows within two vectors", "one window row per gradInput row (k <= s on D and H)", nchw_prefers },
+    { "nchw_b", "gradInput rows contiguous along W, divisors exact in float, a row block's q rows fit the stack band", NULL, NULL },
+    { "nchw_q", "gradInput rows contiguous along W, divisors exact in float", NULL, NULL },
+    { "nhwc", "gradInput and gradOutput contiguous along C", "at most 8 terms per element in f32, 1 in f16/bf16", nhwc_prefers },
+    { "nhwc_b", "gradInput contiguous along C, the stack band holds a vector of channels", "one od row per gradInput row",
+      nhwc_b_prefers },
+    { "nhwc_q", "gradInput contiguous along C", NULL, NULL },
+    { "scalar", "nothing (the reference handles every view)", NULL, NULL },
 };
 
 static const struct kind_rule *rule_of(const poolgrad_kernel *k)
@@ -106,7 +151,7 @@ const poolgrad_kernel *poolgrad_select_kernel(const poolgrad_problem *pr, poolgr
                         rule ? rule->needs : "?");
             continue;
         }
-        if (k->preferred && !k->preferred(pr, conf)) {
+        if (rule && rule->prefer && !rule->prefer(pr, conf)) {
             if (log)
                 fprintf(stderr, "poolgrad:   %-14s rejected: supports it but prefers %s (a speed rule, same bits)\n",
                         k->name, rule && rule->prefers ? rule->prefers : "other problems");

@@ -194,6 +194,6 @@ static void global_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *c
 }
 
 const poolgrad_kernel PG_KSYM(global) = {
-    .name = PG_NAME("global"), .isa = PG_ISA, .configure = global_configure, .preferred = NULL,
+    .name = PG_NAME("global"), .isa = PG_ISA, .configure = global_configure,
     .prepare = NULL, .run = global_run,
 };

@@ -48,14 +48,6 @@ static bool nchw_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *con
     return true;
 }
 
-/* measured: the direct kernel wins while every gradInput row has a single window row (k <= s on D and H);
- * with more, dividing once into the workspace wins */
-static bool nchw_preferred(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf)
-{
-    (void)conf;
-    return pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) <= 1;
-}
-
 /*
  * The one-window-per-lane path's tables for a W block (every chunk has at most one window per lane and
  * one gradOutput vector): each lane's W divisor factor and the chunk's selector. False if it does not apply.
@@ -503,16 +495,16 @@ static void nchw_q_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *c
 /* ================================================================ the kernel table entries */
 
 const poolgrad_kernel PG_KSYM(nchw) = {
-    .name = PG_NAME("nchw"), .isa = PG_ISA, .configure = nchw_configure, .preferred = nchw_preferred,
+    .name = PG_NAME("nchw"), .isa = PG_ISA, .configure = nchw_configure,
     .prepare = NULL, .run = nchw_run,
 };
 
 const poolgrad_kernel PG_KSYM(nchw_b) = {
-    .name = PG_NAME("nchw_b"), .isa = PG_ISA, .configure = nchw_b_configure, .preferred = NULL,
+    .name = PG_NAME("nchw_b"), .isa = PG_ISA, .configure = nchw_b_configure,
     .prepare = NULL, .run = nchw_b_run,
 };
 
 const poolgrad_kernel PG_KSYM(nchw_q) = {
-    .name = PG_NAME("nchw_q"), .isa = PG_ISA, .configure = nchw_q_configure, .preferred = NULL,
+    .name = PG_NAME("nchw_q"), .isa = PG_ISA, .configure = nchw_q_configure,
     .prepare = nchw_q_prepare, .run = nchw_q_run,
 };

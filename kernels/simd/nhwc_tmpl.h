@@ -213,15 +213,6 @@ static bool nhwc_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *con
     return true;
 }
 
-/* measured: the direct kernel divides (and widens f16/bf16) once per term; in f32 that beats the extra
- * workspace pass up to about 8 terms per element, in f16/bf16 only with one term */
-static bool nhwc_preferred(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf)
-{
-    (void)conf;
-    int64_t terms = pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) * pg_ceil_div(pr->k[2], pr->s[2]);
-    return terms <= (pr->dtype == POOLGRAD_F32 ? 8 : 1);
-}
-
 static void nhwc_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin, int64_t end)
 {
     (void)conf;
@@ -279,14 +270,6 @@ static bool nhwc_b_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *c
     return true;
 }
 
-/* measured: with one od row per gradInput row (2D) the band wins over the workspace pass; with more
- * (3D k3s2), the rows of the other od planes are evicted while h sweeps, and recomputing them loses */
-static bool nhwc_b_preferred(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf)
-{
-    (void)pr;
-    return conf->band_sd == 1;
-}
-
 PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, int64_t begin, int64_t end,
                          poolgrad_dtype dt)
 {
@@ -332,16 +315,16 @@ static void nhwc_b_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *c
 /* ================================================================ the kernel table entries */
 
 const poolgrad_kernel PG_KSYM(nhwc) = {
-    .name = PG_NAME("nhwc"), .isa = PG_ISA, .configure = nhwc_configure, .preferred = nhwc_preferred,
+    .name = PG_NAME("nhwc"), .isa = PG_ISA, .configure = nhwc_configure,
     .prepare = NULL, .run = nhwc_run,
 };
 
 const poolgrad_kernel PG_KSYM(nhwc_b) = {
-    .name = PG_NAME("nhwc_b"), .isa = PG_ISA, .configure = nhwc_b_configure, .preferred = nhwc_b_preferred,
+    .name = PG_NAME("nhwc_b"), .isa = PG_ISA, .configure = nhwc_b_configure,
     .prepare = NULL, .run = nhwc_b_run,
 };
 
 const poolgrad_kernel PG_KSYM(nhwc_q) = {
-    .name = PG_NAME("nhwc_q"), .isa = PG_ISA, .configure = nhwc_q_configure, .preferred = NULL,
+    .name = PG_NAME("nhwc_q"), .isa = PG_ISA, .configure = nhwc_q_configure,
     .prepare = nhwc_q_prepare, .run = nhwc_q_run,
 };
