@@ -186,6 +186,84 @@ static inline void pgt_free(pgt_buffer *b)
     b->data = NULL;
 }
 
+/* ---- random views ---- */
+
+/* Memory orders of random views: W innermost (row-major) or C innermost (channels-last), each also with
+ * unused elements between rows / planes (gapped), or the dims in a random order. */
+enum { PGT_LAYOUT_ROWMAJOR, PGT_LAYOUT_CHANNELS_LAST, PGT_LAYOUT_GAPPED, PGT_LAYOUT_GAPPED_CL, PGT_LAYOUT_RANDOM };
+
+typedef struct pgt_view {
+    poolgrad_tensor t;
+    pgt_buffer buf;
+} pgt_view;
+
+/*
+ * A view of logical `shape` (rank dims, the last sd spatial, C just before them) in a fresh sentinel-filled
+ * buffer, in memory order `layout`, at a small random offset with a little unused storage after it. With
+ * broadcast_one_in = n > 0, one view in n gets a zero C stride (every channel reads the same values); with
+ * reverse_one_in = n > 0, one in n gets one axis with a negative stride.
+ */
+static inline void pgt_make_view(pgt_rng *r, pgt_view *v, poolgrad_dtype dt, int rank, int sd, const int64_t *shape,
+                                 int layout, unsigned broadcast_one_in, unsigned reverse_one_in)
+{
+    int order[POOLGRAD_MAX_RANK], no = 0; /* innermost first */
+    const int cdim = rank - sd - 1;
+    if (layout == PGT_LAYOUT_CHANNELS_LAST || layout == PGT_LAYOUT_GAPPED_CL) {
+        order[no++] = cdim;
+        for (int d = rank - 1; d >= 0; d--)
+            if (d != cdim)
+                order[no++] = d;
+    } else {
+        for (int d = rank - 1; d >= 0; d--)
+            order[no++] = d;
+        if (layout == PGT_LAYOUT_RANDOM)
+            for (int i = rank - 1; i > 0; i--) {
+                int j = (int)pgt_range(r, 0, i);
+                int x = order[i]; order[i] = order[j]; order[j] = x;
+            }
+    }
+    const bool gapped = layout == PGT_LAYOUT_GAPPED || layout == PGT_LAYOUT_GAPPED_CL;
+    int64_t stride = 1, strides[POOLGRAD_MAX_RANK];
+    bool empty = false;
+    for (int i = 0; i < rank; i++) {
+        int d = order[i];
+        strides[d] = stride;
+        if (gapped && i > 0 && (pgt_next(r) % 3) == 0)
+            strides[d] += pgt_range(r, 1, 3);
+        stride = strides[d] * (shape[d] > 0 ? shape[d] : 1);
+        if (gapped && (pgt_next(r) % 3) == 0)
+            stride += pgt_range(r, 1, 5);
+        empty = empty || shape[d] == 0;
+    }
+    if (broadcast_one_in && (pgt_next(r) % broadcast_one_in) == 0)
+        strides[cdim] = 0;
+    int64_t offset = pgt_range(r, 0, 3), numel = 0;
+    if (reverse_one_in && (pgt_next(r) % reverse_one_in) == 0) {
+        int d = (int)pgt_range(r, 0, rank - 1);
+        if (shape[d] > 0)
+            offset += (shape[d] - 1) * strides[d];
+        strides[d] = -strides[d];
+    }
+    if (!empty) {
+        int64_t hi = offset;
+        for (int d = 0; d < rank; d++)
+            if (strides[d] > 0)
+                hi += (shape[d] - 1) * strides[d];
+        numel = hi + 1 + pgt_range(r, 0, 2);
+    }
+    v->buf = pgt_alloc(dt, numel);
+    memset(&v->t, 0, sizeof v->t);
+    v->t.dtype = dt;
+    v->t.rank = rank;
+    for (int d = 0; d < rank; d++) {
+        v->t.shape[d] = shape[d];
+        v->t.strides[d] = strides[d];
+    }
+    v->t.offset = offset;
+    v->t.storage_numel = numel;
+    v->t.storage = v->buf.data;
+}
+
 /* Parameters shortcut: same k, s, p on every axis. */
 static inline poolgrad_params pgt_params(int sd, int64_t k, int64_t s, int64_t p, bool ceil_mode, bool cip, int64_t div)
 {

@@ -72,29 +72,9 @@ PG_AI vf vf_perm2(vi idx, vf a, vf b)
     return simde_mm256_blendv_ps(r, r1, vm_gt(idx, vi_set1(VL - 1)));
 }
 
-/* ---- lane selectors and masked picks (see vec.h) */
-
-typedef struct vlanes {
-    vi rel, cnt;
-} vlanes;
-typedef struct vsel {
-    vi idx; /* rel + j */
-    vm m;   /* j < cnt */
-} vsel;
-
-PG_AI vlanes vlanes_load(const int32_t *rel, const int32_t *cnt) { return (vlanes){ vi_loadu(rel), vi_loadu(cnt) }; }
-PG_AI vsel vsel_at(vlanes t, int j) { return (vsel){ vi_add(t.rel, vi_set1(j)), vm_gt(t.cnt, vi_set1(j)) }; }
-/* a kept selector: computed once (per chunk), read back for every window row */
-typedef struct vsel_keep {
-    vsel s;
-} vsel_keep;
-PG_AI void vsel_put(vsel_keep *k, vsel s) { k->s = s; }
-PG_AI vsel vsel_get(const vsel_keep *k, vlanes t, int j)
-{
-    (void)t;
-    (void)j;
-    return k->s;
-}
+/* ---- lane selectors and masked picks (see vec.h): selectors in registers, shared with the other
+ * wide level */
+#include "vsel_reg.h"
 PG_AI vf vf_pick1(vsel s, vf a) { return simde_mm256_and_ps(vf_perm1(s.idx, a), s.m); }
 PG_AI vf vf_pick2(vsel s, vf a, vf b) { return simde_mm256_and_ps(vf_perm2(s.idx, a, b), s.m); }
 /* a, or a ++ b when two */

@@ -62,29 +62,9 @@ PG_AI vf vf_permz1(vm m, vi idx, vf a) { return simde_mm512_maskz_permutexvar_ps
 /* lane l = (a ++ b)[idx[l]] (idx < 2 VL) */
 PG_AI vf vf_permz2(vm m, vi idx, vf a, vf b) { return simde_mm512_maskz_permutex2var_ps(m, a, idx, b); }
 
-/* ---- lane selectors and masked picks (see vec.h) */
-
-typedef struct vlanes {
-    vi rel, cnt;
-} vlanes;
-typedef struct vsel {
-    vi idx; /* rel + j */
-    vm m;   /* j < cnt */
-} vsel;
-
-PG_AI vlanes vlanes_load(const int32_t *rel, const int32_t *cnt) { return (vlanes){ vi_loadu(rel), vi_loadu(cnt) }; }
-PG_AI vsel vsel_at(vlanes t, int j) { return (vsel){ vi_add(t.rel, vi_set1(j)), vm_gt(t.cnt, vi_set1(j)) }; }
-/* a kept selector: computed once (per chunk), read back for every window row */
-typedef struct vsel_keep {
-    vsel s;
-} vsel_keep;
-PG_AI void vsel_put(vsel_keep *k, vsel s) { k->s = s; }
-PG_AI vsel vsel_get(const vsel_keep *k, vlanes t, int j)
-{
-    (void)t;
-    (void)j;
-    return k->s;
-}
+/* ---- lane selectors and masked picks (see vec.h): selectors in registers, shared with the other
+ * wide level */
+#include "vsel_reg.h"
 PG_AI vf vf_pick1(vsel s, vf a) { return vf_permz1(s.m, s.idx, a); }
 PG_AI vf vf_pick2(vsel s, vf a, vf b) { return vf_permz2(s.m, s.idx, a, b); }
 /* a, or a ++ b when two */

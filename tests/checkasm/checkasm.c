@@ -84,74 +84,17 @@ static pgt_rng rng_for(const char *what)
 
 /* ------------------------------------------------------------------ random views */
 
-/* gapped: unused elements between rows / planes, rows (W innermost) or channels-last (C innermost) */
-enum { LAYOUT_ROWMAJOR, LAYOUT_CHANNELS_LAST, LAYOUT_GAPPED, LAYOUT_GAPPED_CL, LAYOUT_RANDOM, LAYOUT_COUNT };
+enum { LAYOUT_ROWMAJOR = PGT_LAYOUT_ROWMAJOR, LAYOUT_CHANNELS_LAST = PGT_LAYOUT_CHANNELS_LAST,
+       LAYOUT_GAPPED = PGT_LAYOUT_GAPPED, LAYOUT_GAPPED_CL = PGT_LAYOUT_GAPPED_CL, LAYOUT_RANDOM = PGT_LAYOUT_RANDOM,
+       LAYOUT_COUNT };
 
-typedef struct view {
-    poolgrad_tensor t;
-    pgt_buffer buf;
-} view;
+typedef pgt_view view;
 
-/*
- * A view of logical `shape` (rank dims) in a fresh sentinel-filled buffer. layout picks the memory order;
- * gapped adds unused elements between rows/planes; broadcast (gradOutput only) may give a zero stride.
- */
+/* a random view; broadcast (gradOutput only): one in 8 gets a zero C stride */
 static void make_view(pgt_rng *r, view *v, poolgrad_dtype dt, int rank, int sd, const int64_t *shape, int layout,
                       bool allow_broadcast)
 {
-    int order[POOLGRAD_MAX_RANK]; /* innermost first */
-    int lead = rank - sd, cdim = lead - 1;
-    int no = 0;
-    if (layout == LAYOUT_CHANNELS_LAST || layout == LAYOUT_GAPPED_CL) {
-        order[no++] = cdim;
-        for (int d = rank - 1; d >= 0; d--)
-            if (d != cdim)
-                order[no++] = d;
-    } else {
-        for (int d = rank - 1; d >= 0; d--)
-            order[no++] = d;
-        if (layout == LAYOUT_RANDOM)
-            for (int i = rank - 1; i > 0; i--) {
-                int j = (int)pgt_range(r, 0, i);
-                int x = order[i]; order[i] = order[j]; order[j] = x;
-            }
-    }
-    const bool gapped = layout == LAYOUT_GAPPED || layout == LAYOUT_GAPPED_CL;
-    int64_t stride = 1, strides[POOLGRAD_MAX_RANK];
-    for (int i = 0; i < rank; i++) {
-        int d = order[i];
-        strides[d] = stride;
-        int64_t ext = shape[d] > 0 ? shape[d] : 1;
-        if (gapped && i > 0 && (pgt_next(r) % 3) == 0)
-            strides[d] += pgt_range(r, 1, 3); /* gap */
-        stride = strides[d] * ext;
-        if (gapped && (pgt_next(r) % 3) == 0)
-            stride += pgt_range(r, 1, 5);
-    }
-    if (allow_broadcast && (pgt_next(r) % 8) == 0)
-        strides[cdim] = 0; /* every channel reads the same gradOutput values */
-    int64_t offset = pgt_range(r, 0, 3), numel = 0;
-    bool empty = false;
-    for (int d = 0; d < rank; d++)
-        if (shape[d] == 0)
-            empty = true;
-    if (!empty) {
-        int64_t hi = offset;
-        for (int d = 0; d < rank; d++)
-            hi += (shape[d] - 1) * strides[d];
-        numel = hi + 1 + pgt_range(r, 0, 2);
-    }
-    v->buf = pgt_alloc(dt, numel);
-    memset(&v->t, 0, sizeof v->t);
-    v->t.dtype = dt;
-    v->t.rank = rank;
-    for (int d = 0; d < rank; d++) {
-        v->t.shape[d] = shape[d];
-        v->t.strides[d] = strides[d];
-    }
-    v->t.offset = offset;
-    v->t.storage_numel = numel;
-    v->t.storage = v->buf.data;
+    pgt_make_view(r, v, dt, rank, sd, shape, layout, allow_broadcast ? 8 : 0, 0);
 }
 
 /* ------------------------------------------------------------------ one case */

@@ -221,68 +221,17 @@ static uint32_t get_bits(const unsigned char *p, size_t es)
 
 /* ------------------------------------------------------------------ views */
 
-enum { LAYOUT_NCHW, LAYOUT_CL, LAYOUT_NCHW_GAPPED, LAYOUT_CL_GAPPED, LAYOUT_COUNT };
+enum { LAYOUT_NCHW = PGT_LAYOUT_ROWMAJOR, LAYOUT_CL = PGT_LAYOUT_CHANNELS_LAST, LAYOUT_NCHW_GAPPED = PGT_LAYOUT_GAPPED,
+       LAYOUT_CL_GAPPED = PGT_LAYOUT_GAPPED_CL, LAYOUT_COUNT };
 static const char *const layout_names[] = { "nchw", "cl", "nchw+gaps", "cl+gaps" };
 
-typedef struct view {
-    poolgrad_tensor t;
-    pgt_buffer buf;
-} view;
+typedef pgt_view view;
 
-/*
- * A view of `shape` in a fresh sentinel-filled buffer: NCHW-ish (W innermost) or channels-last memory
- * order, optionally with gaps between rows/planes; gradOutput (extras) may also get a zero (broadcast)
- * or negative stride.
- */
+/* a random view; gradOutput (extras) may also get a zero (broadcast) or negative stride, one in 10 each */
 static void make_view(pgt_rng *r, view *v, poolgrad_dtype dt, int rank, int sd, const int64_t *shape, int layout,
                       bool extras)
 {
-    int order[POOLGRAD_MAX_RANK], no = 0; /* innermost first */
-    const int cdim = rank - sd - 1;
-    if (layout == LAYOUT_CL || layout == LAYOUT_CL_GAPPED) {
-        order[no++] = cdim;
-        for (int d = rank - 1; d >= 0; d--)
-            if (d != cdim)
-                order[no++] = d;
-    } else {
-        for (int d = rank - 1; d >= 0; d--)
-            order[no++] = d;
-    }
-    const bool gapped = layout == LAYOUT_NCHW_GAPPED || layout == LAYOUT_CL_GAPPED;
-    int64_t stride = 1, strides[POOLGRAD_MAX_RANK];
-    for (int i = 0; i < rank; i++) {
-        int d = order[i];
-        strides[d] = stride;
-        if (gapped && i > 0 && (pgt_next(r) % 3) == 0)
-            strides[d] += pgt_range(r, 1, 3);
-        stride = strides[d] * shape[d];
-        if (gapped && (pgt_next(r) % 3) == 0)
-            stride += pgt_range(r, 1, 5);
-    }
-    if (extras && (pgt_next(r) % 10) == 0)
-        strides[cdim] = 0; /* every channel reads the same gradOutput values */
-    int64_t offset = pgt_range(r, 0, 3);
-    if (extras && (pgt_next(r) % 10) == 0) { /* one reversed axis */
-        int d = (int)pgt_range(r, 0, rank - 1);
-        offset += (shape[d] - 1) * strides[d];
-        strides[d] = -strides[d];
-    }
-    int64_t hi = offset;
-    for (int d = 0; d < rank; d++)
-        if (strides[d] > 0)
-            hi += (shape[d] - 1) * strides[d];
-    const int64_t numel = hi + 1 + pgt_range(r, 0, 2);
-    v->buf = pgt_alloc(dt, numel);
-    memset(&v->t, 0, sizeof v->t);
-    v->t.dtype = dt;
-    v->t.rank = rank;
-    for (int d = 0; d < rank; d++) {
-        v->t.shape[d] = shape[d];
-        v->t.strides[d] = strides[d];
-    }
-    v->t.offset = offset;
-    v->t.storage_numel = numel;
-    v->t.storage = v->buf.data;
+    pgt_make_view(r, v, dt, rank, sd, shape, layout, extras ? 10 : 0, extras ? 10 : 0);
 }
 
 /* call fn(storage index) for every element of the view */
