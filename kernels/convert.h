@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "poolgrad/poolgrad.h"
+
 /* The golden numerics are binary32 operations rounded once each: excess precision (x87) would change the bits. */
 #if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
 #error "poolgrad needs FLT_EVAL_METHOD == 0 (float arithmetic in float): on 32-bit x86 build with -msse2 -mfpmath=sse"
@@ -105,6 +107,16 @@ static inline uint16_t poolgrad_f32_to_bf16_inline(float f)
     if ((x & 0x7fffffffu) > 0x7f800000u)
         return (uint16_t)((x >> 16) | 0x0040u);
     return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+/* One stored element of dtype dt at p, widened exactly to f32 (f16 and bf16 widen exactly). */
+static inline float poolgrad_load_f32(poolgrad_dtype dt, const void *p)
+{
+    switch (dt) {
+    case POOLGRAD_F16: { uint16_t h; memcpy(&h, p, 2); return poolgrad_f16_to_f32_inline(h); }
+    case POOLGRAD_BF16: { uint16_t b; memcpy(&b, p, 2); return poolgrad_bf16_to_f32_inline(b); }
+    default: { float f; memcpy(&f, p, 4); return f; }
+    }
 }
 
 #endif

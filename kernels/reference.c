@@ -8,15 +8,6 @@
 #include "convert.h"
 #include "problem.h"
 
-static float load(poolgrad_dtype dt, const char *p)
-{
-    switch (dt) {
-    case POOLGRAD_F16: { uint16_t h; memcpy(&h, p, 2); return poolgrad_f16_to_f32_inline(h); }
-    case POOLGRAD_BF16: { uint16_t b; memcpy(&b, p, 2); return poolgrad_bf16_to_f32_inline(b); }
-    default: { float f; memcpy(&f, p, 4); return f; }
-    }
-}
-
 /* One rounding to the dtype; a NaN sum is stored as the canonical NaN (docs/SEMANTICS.md section 4). */
 static void store(poolgrad_dtype dt, char *p, float v)
 {
@@ -53,7 +44,7 @@ void poolgrad_reference_rows(const poolgrad_problem *pr, int64_t begin, int64_t 
                     for (int64_t ow = ow0; ow < ow1; ow++) {
                         const char *g = go_nc + (od * pr->go_stride[PG_D] + oh * pr->go_stride[PG_H] +
                                                  ow * pr->go_stride[PG_W]) * es;
-                        acc = acc + load(pr->dtype, g) / (float)poolgrad_divisor(pr, od, oh, ow);
+                        acc = acc + poolgrad_load_f32(pr->dtype, g) / (float)poolgrad_divisor(pr, od, oh, ow);
                     }
             store(pr->dtype, gi_row + w * pr->gi_stride[PG_W] * es, acc);
         }

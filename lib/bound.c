@@ -44,17 +44,7 @@ static fmt_consts consts_of(poolgrad_dtype dt)
     }
 }
 
-static double load_value(poolgrad_dtype dt, const char *p)
-{
-    if (dt == POOLGRAD_F32) {
-        float f;
-        memcpy(&f, p, 4);
-        return f;
-    }
-    uint16_t h;
-    memcpy(&h, p, 2);
-    return dt == POOLGRAD_F16 ? poolgrad_f16_to_f32_inline(h) : poolgrad_bf16_to_f32_inline(h);
-}
+static double load_value(poolgrad_dtype dt, const char *p) { return poolgrad_load_f32(dt, p); }
 
 /* gamma_k = k u / (1 - k u), +inf when k u >= 1 */
 static double gamma_of(int64_t k, double u)

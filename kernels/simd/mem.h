@@ -12,17 +12,7 @@
 static inline int64_t pg_es(poolgrad_dtype dt) { return dt == POOLGRAD_F32 ? 4 : 2; }
 
 /* one gradOutput element, widened exactly in scalar code (convert.h) */
-PG_AI float pg_sc_load(const char *p, poolgrad_dtype dt)
-{
-    if (dt == POOLGRAD_F32) {
-        float f;
-        memcpy(&f, p, 4);
-        return f;
-    }
-    uint16_t h;
-    memcpy(&h, p, 2);
-    return dt == POOLGRAD_F16 ? poolgrad_f16_to_f32_inline(h) : poolgrad_bf16_to_f32_inline(h);
-}
+PG_AI float pg_sc_load(const char *p, poolgrad_dtype dt) { return poolgrad_load_f32(dt, p); }
 
 /*
  * Loads of gradOutput values, which only ever feed an IEEE division (x / divisor): bf16 is widened by

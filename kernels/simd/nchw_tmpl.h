@@ -31,6 +31,15 @@ PG_AI vf pg_pick_kept(const vsel_keep *L, vlanes lanes, int j, vf q0, vf q1, boo
     return vf_pick(vsel_get(&L[j], lanes, j), q0, q1, two);
 }
 
+/* the lanes of chunk k, and the selectors of windows j < PG_JMAX kept in L (once per chunk) */
+PG_AI vlanes pg_chunk_keep(const pg_wchunk *k, vsel_keep *L)
+{
+    const vlanes lanes = pg_chunk_lanes(k);
+    for (int j = 0; j < PG_JMAX; j++) /* all of them: no maybe-uninitialized lanes */
+        vsel_put(&L[j], vsel_at(lanes, j));
+    return lanes;
+}
+
 /* ================================================================ _nchw: direct */
 
 /* the blocking every W-vectorized kind shares: rows (n, c, d, h), W blocks of PG_WCH chunks */
@@ -136,11 +145,9 @@ PG_AI void nchw_chunks(const poolgrad_problem *pr, const pg_wchunk *ch, int nch,
         const pg_wchunk *k = &ch[i];
         vf acc = vf_zero();
         if (k->maxc > 0) {
-            const vlanes lanes = pg_chunk_lanes(k);
-            const bool two = k->span > VL;
             vsel_keep L[PG_JMAX];
-            for (int j = 0; j < PG_JMAX; j++) /* all of them: no maybe-uninitialized lanes */
-                vsel_put(&L[j], vsel_at(lanes, j));
+            const vlanes lanes = pg_chunk_keep(k, L);
+            const bool two = k->span > VL;
             for (int tt = 0; tt < T; tt++) {
                 const char *gp = pr->go + toff[tt] + k->base * es;
                 const int64_t n0 = OW - k->base;
@@ -380,11 +387,9 @@ PG_AI void pg_nchw_block_chunks(const float *qbase, const int64_t *toff, const u
         for (int r = 0; r < PG_RB; r++)
             acc[r] = vf_zero();
         if (k->maxc > 0) {
-            const vlanes lanes = pg_chunk_lanes(k);
-            const bool two = k->span > VL;
             vsel_keep L[PG_JMAX];
-            for (int j = 0; j < PG_JMAX; j++) /* all of them: no maybe-uninitialized lanes */
-                vsel_put(&L[j], vsel_at(lanes, j));
+            const vlanes lanes = pg_chunk_keep(k, L);
+            const bool two = k->span > VL;
             for (int tt = 0; tt < T; tt++) {
                 const float *qb = qbase + toff[tt] + (k->base - col0); /* q at column k->base */
                 const unsigned m = tmask[tt];
