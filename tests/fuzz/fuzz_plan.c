@@ -496,8 +496,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* gradOutput's shape: inferred (mostly) or raw */
     uint8_t gm = u8(&s);
     if (gm < 200 && poolgrad_output_shape(&pa, rank, gi.shape, go.shape) == POOLGRAD_OK) {
-        if (gm >= 180) /* off by one somewhere */
-            go.shape[gm % (r5 ? r5 : 1)] += 1;
+        if (gm >= 180) { /* off by one somewhere (down at the top of int64: an extreme input shape) */
+            int64_t *e = &go.shape[gm % (r5 ? r5 : 1)];
+            *e = *e < INT64_MAX ? *e + 1 : *e - 1;
+        }
     } else {
         for (int d = 0; d < r5; d++)
             go.shape[d] = val(&s, 0, 7);
