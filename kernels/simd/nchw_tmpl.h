@@ -270,9 +270,15 @@ static inline poolgrad_kernel_conf pg_nchw_block_conf(const poolgrad_problem *pr
     return conf;
 }
 
+/* what both row-block kinds need */
+static inline bool pg_nchw_block_ok(const poolgrad_problem *pr)
+{
+    return pg_gi_rows(pr) && pg_div_small(pr) && pg_terms_ok(pr);
+}
+
 static bool nchw_q_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
 {
-    if (!(pg_gi_rows(pr) && pg_div_small(pr) && pg_terms_ok(pr)))
+    if (!pg_nchw_block_ok(pr))
         return false;
     *conf = pg_nchw_block_conf(pr);
     conf->workspace_size = pg_q_workspace(pr, PG_QW);
@@ -289,7 +295,7 @@ static bool nchw_q_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *c
  */
 static bool nchw_b_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
 {
-    if (!nchw_q_configure(pr, conf) || !pg_band_k_ok(pr))
+    if (!pg_nchw_block_ok(pr) || !pg_band_k_ok(pr))
         return false;
     *conf = pg_nchw_block_conf(pr);
     const int64_t wblk = pg_min(pr->in[2], conf->w_block);
