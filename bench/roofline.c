@@ -19,17 +19,21 @@
  * THE PER-LANE COSTS (ns per lane; the fastest of ROOF_SAMPLES timed batches, ROOF_LANES floats = 8 KB per
  *   buffer, in L1; each pass ends with a compiler memory barrier, so no pass is hoisted or deleted)
  *   div      f32: y[i] = x[i] / d, d a run-time divisor (9, not a power of two: no multiply can replace
- *            it); f16: y[i] = widen(h[i]) / d, widen on the normal range (and, shift, add, or: the data are
- *            normal; subnormals, inf and NaN only cost more); bf16: y[i] = (h[i] << 16) / d (gradOutput values
- *            only feed a division, which quiets a signalling NaN as the reference does). The widening is
+ *            it); f16: y[i] = widen(h[i]) / d (a conversion instruction, or on the normal range and,
+ *            shift, add, or: the data are normal; subnormals, inf and NaN only cost more); bf16:
+ *            y[i] = (h[i] << 16) / d (gradOutput values only feed a division, which quiets a signalling
+ *            NaN as the reference does). The widening is
  *            priced fused with the division, as a kernel does it: it runs on other ports than the divider
  *   addload  8 independent vector accumulators a_j += x[i + j]: one load and one add per lane, as many in
  *            flight as the add latency needs
- *   narrow   f32 -> f16 on the normal range (rebias, round to nearest even) and f32 -> bf16 complete (round
- *            to nearest even, canonical NaN), each with its f32 load and 16-bit store
+ *   narrow   f32 -> f16 (canonical NaN and a conversion instruction, or on the normal range rebias and
+ *            round to nearest even) and f32 -> bf16 complete (round to nearest even, canonical NaN),
+ *            each with its f32 load and 16-bit store
  *   Written with GCC vector types at the ISA's width (SSE2 16 bytes, AVX2 32, AVX-512 64 via function target
- *   attributes; scalar: plain C with vectorization off), compiled with -ffp-contract=off (no FMA), no F16C or
- *   AVX512-BF16 instructions: only what reproduces the library's conversions bit for bit on every input.
+ *   attributes; scalar: plain C with vectorization off), compiled with -ffp-contract=off (no FMA). The f16
+ *   conversions are the kernels' own: the conversion instructions where the kernels use them (F16C at avx2,
+ *   AVX-512F at avx512, fcvtl/fcvtn at neon; narrowing after a canonical-NaN blend), integer code at sse2 and
+ *   scalar. No AVX512-BF16: only what reproduces the library's conversions bit for bit on every input.
  *   (objdump of roofline.c.o: vdivps/vaddps on zmm for avx512, ymm for avx2, divss/addss for scalar, one
  *   pass per iteration of the outer loop.)
  */
@@ -39,6 +43,12 @@
 #include <string.h>
 
 #include "bench.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 #define ROOF_LANES 2048   /* floats per buffer: 8 KB, and 4 KB of 16-bit values */
 #define ROOF_SAMPLES 9
@@ -95,8 +105,7 @@ static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
         vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
         for (int p = 0; p < passes; p++) {                                                                      \
             for (int i = 0; i < ROOF_LANES / VL_##S; i++) {                                                     \
-                vu_##S u = CVT_##S(h[i], vu_##S);                                                               \
-                y[i] = ASF_##S((((u & 0x7fff) << 13) + 0x38000000) | ((u & 0x8000) << 16)) / d;                \
+                y[i] = F16W_##S(h[i]) / d;                                                                       \
             }                                                                                                    \
             barrier();                                                                                           \
         }                                                                                                        \
@@ -118,9 +127,7 @@ static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
         vh_##S *h = (vh_##S *)(void *)roof_h;                                                                  \
         for (int p = 0; p < passes; p++) {                                                                      \
             for (int i = 0; i < ROOF_LANES / VL_##S; i++) {                                                     \
-                vu_##S u = x[i], r = (u & 0x7fffffff) - 0x38000000;                                             \
-                r = ((r + 0xfff + ((r >> 13) & 1)) >> 13) | ((u >> 16) & 0x8000);                               \
-                h[i] = CVT_##S(r, vh_##S);                                                                      \
+                h[i] = F16N_##S(x[i]);                                                                           \
             }                                                                                                    \
             barrier();                                                                                           \
         }                                                                                                        \
@@ -158,6 +165,15 @@ typedef struct roof_fns {
     typedef uint32_t vu_##S __attribute__((vector_size(VB)));                                                   \
     typedef uint16_t vh_##S __attribute__((vector_size((VB) / 2)));
 #define VCVT(x, T) __builtin_convertvector(x, T)
+/* f16 widening and narrowing on the normal range in integer code (what the kernels do where the ISA has
+ * no conversion instructions): S's types, CVT_S and ASF_S */
+#define F16W_INT(S, hv) ({ vu_##S u_ = CVT_##S(hv, vu_##S); ASF_##S((((u_ & 0x7fff) << 13) + 0x38000000) | ((u_ & 0x8000) << 16)); })
+#define F16N_INT(S, xv) ({ vu_##S u_ = (xv), r_ = (u_ & 0x7fffffff) - 0x38000000;                                  \
+                           CVT_##S(((r_ + 0xfff + ((r_ >> 13) & 1)) >> 13) | ((u_ >> 16) & 0x8000), vh_##S); })
+/* the same with conversion instructions (F16C / AVX-512F, AArch64 fcvtl/fcvtn), as the kernels do: the
+ * narrowing first makes NaN lanes canonical (a compare and a blend), then converts */
+#define F16N_HW(S, xv, CVT_PS_PH) ({ vu_##S u_ = (xv), nan_ = MASK_##S((u_ & 0x7fffffff) > 0x7f800000);             \
+                                     (vh_##S)CVT_PS_PH(ASF_##S((nan_ & 0x7fc00000) | (~nan_ & u_))); })
 typedef float vf_scalar;
 typedef uint32_t vu_scalar;
 typedef uint16_t vh_scalar;
@@ -170,6 +186,8 @@ static inline float asf_scalar(uint32_t u)
 #define CVT_scalar(x, T) ((T)(x))
 #define MASK_scalar(c) (-(uint32_t)(c))
 #define ASF_scalar(u) asf_scalar(u)
+#define F16W_scalar(h) F16W_INT(scalar, h)
+#define F16N_scalar(x) F16N_INT(scalar, x)
 ROOF_LOOPS(scalar, 4, __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))))
 #if defined(__x86_64__) || defined(__i386__)
 ROOF_VEC_TYPES(sse2, 16)
@@ -184,14 +202,25 @@ ROOF_VEC_TYPES(avx512, 64)
 #define ASF_sse2(u) ((vf_sse2)(u))
 #define ASF_avx2(u) ((vf_avx2)(u))
 #define ASF_avx512(u) ((vf_avx512)(u))
+#define F16W_sse2(h) F16W_INT(sse2, h)
+#define F16N_sse2(x) F16N_INT(sse2, x)
+#define F16W_avx2(h) ((vf_avx2)_mm256_cvtph_ps((__m128i)(h)))
+#define CVT_PS_PH_avx2(f) _mm256_cvtps_ph((__m256)(f), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define F16N_avx2(x) F16N_HW(avx2, x, CVT_PS_PH_avx2)
+#define F16W_avx512(h) ((vf_avx512)_mm512_cvtph_ps((__m256i)(h)))
+#define CVT_PS_PH_avx512(f) _mm512_cvtps_ph((__m512)(f), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define F16N_avx512(x) F16N_HW(avx512, x, CVT_PS_PH_avx512)
 ROOF_LOOPS(sse2, 16, __attribute__((target("sse2"))))
-ROOF_LOOPS(avx2, 32, __attribute__((target("avx2"))))
+ROOF_LOOPS(avx2, 32, __attribute__((target("avx2,f16c"))))
 ROOF_LOOPS(avx512, 64, __attribute__((target("avx512f,avx512bw,avx512vl"))))
 #else
 ROOF_VEC_TYPES(neon, 16)
 #define CVT_neon VCVT
 #define MASK_neon(c) ((vu_neon)(c))
 #define ASF_neon(u) ((vf_neon)(u))
+#define F16W_neon(h) ((vf_neon)vcvt_f32_f16((float16x4_t)(h)))
+#define CVT_PS_PH_neon(f) vcvt_f16_f32((float32x4_t)(f))
+#define F16N_neon(x) F16N_HW(neon, x, CVT_PS_PH_neon)
 ROOF_LOOPS(neon, 16, )
 #endif
 

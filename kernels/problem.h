@@ -102,6 +102,17 @@ typedef struct poolgrad_kernel {
                 int64_t end);
 } poolgrad_kernel;
 
+/*
+ * The f16/bf16 conversions of one ISA's vector layer (the code its kernels load and store with), as
+ * array functions over n values, n a multiple of 64: for the exhaustive comparison with convert.h.
+ */
+typedef struct poolgrad_vec_convert {
+    poolgrad_isa isa;
+    const char *f16_by; /* how the f16 conversions are done: "conversion instructions" or "integer code" */
+    void (*widen_f16)(const uint16_t *src, float *dst, int64_t n);                 /* gradOutput loads */
+    void (*narrow)(poolgrad_dtype dt, const float *src, uint16_t *dst, int64_t n); /* result stores */
+} poolgrad_vec_convert;
+
 /* The scalar golden reference over rows [begin, end) of N*C*ID*IH rows. */
 void poolgrad_reference_rows(const poolgrad_problem *pr, int64_t begin, int64_t end);
 /* The whole problem, single-threaded. */

@@ -6,6 +6,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "internal.h"
 
@@ -23,11 +26,24 @@ static bool cpu_has_avx512(void)
 #endif
 }
 
+/* F16C (the avx2 kernels' f16 conversions): CPUID leaf 1, ECX bit 29. Every AVX2 CPU made has it, but
+ * the kernels are compiled with -mf16c, so it is tested, not assumed. (clang's __builtin_cpu_supports
+ * does not know "f16c".) */
+static bool cpu_has_f16c(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+#else
+    return false;
+#endif
+}
+
 static bool cpu_has_avx2(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2");
+    return __builtin_cpu_supports("avx2") && cpu_has_f16c();
 #else
     return false;
 #endif

@@ -8,7 +8,8 @@
  *   PG_ISA         the poolgrad_isa the kernels are dispatched as
  *   PG_ISA_NAME    "sse2", "avx2", "avx512", "neon" (kernel name prefix)
  *   PG_KSYM(x)     the symbol of kernel x, e.g. poolgrad_kernel_avx512_##x
- * Defines the seven kernels of kernel_list.h's POOLGRAD_ISA_KERNELS for this ISA.
+ * Defines the seven kernels of kernel_list.h's POOLGRAD_ISA_KERNELS for this ISA, and its conversions
+ * (PG_KSYM(convert)).
  *
  * Exactness (docs/SEMANTICS.md section 4): every gradInput element is produced once, by one work item:
  *   acc = +0.0f; for each covering window in ascending (od, oh, ow): acc = acc + (float)g / (float)divisor;
@@ -30,8 +31,9 @@
  *   simd/axis.h         per-call window tables: axis ranges and factors, W chunks
  *   simd/qsource.h      q = go / divisor: the one division, the prepare pass, the band cache
  *   simd/global_tmpl.h  _global
- *   simd/nchw_tmpl.h   _nchw, _nchw_b, _nchw_q
- *   simd/nhwc_tmpl.h      _nhwc, _nhwc_b, _nhwc_q
+ *   simd/nchw_tmpl.h    _nchw, _nchw_b, _nchw_q
+ *   simd/nhwc_tmpl.h    _nhwc, _nhwc_b, _nhwc_q
+ *   simd/convert_tmpl.h the conversions as array functions, for the exhaustive tests
  * All kernels handle any C / W (vector tails), empty gradOutput (out size 0: every element +0.0, gradOutput
  * never read), gapped views. Full-vector loads never leave the gradOutput view or the workspace (+ slack);
  * stores never touch an element outside the work item. Stack use per call is below PG_STACK_BUDGET.
@@ -53,3 +55,4 @@
 #include "simd/global_tmpl.h"
 #include "simd/nchw_tmpl.h"
 #include "simd/nhwc_tmpl.h"
+#include "simd/convert_tmpl.h"

@@ -23,8 +23,8 @@ PG_AI vf pg_ld(const char *p, poolgrad_dtype dt)
 {
     if (dt == POOLGRAD_F32)
         return vf_loadu((const float *)(const void *)p);
-    vi h = vi_load_u16(p);
-    return dt == POOLGRAD_F16 ? vf_from_f16(h) : vi_as_f(vi_slli(h, 16));
+    const vh h = vh_loadu(p);
+    return dt == POOLGRAD_F16 ? vf_from_f16_vh(h) : vi_as_f(vi_slli(vh_widen(h), 16));
 }
 
 /* stored bits (vf_to_bits) of VL results */
@@ -33,11 +33,17 @@ PG_AI void pg_st_bits(char *p, vi bits, poolgrad_dtype dt)
     if (dt == POOLGRAD_F32)
         vf_storeu((float *)(void *)p, vi_as_f(bits));
     else
-        vi_store_u16(p, bits);
+        vh_storeu(p, vh_narrow(bits));
 }
 
 /* results (and f32 workspace tails) are stored with canonical NaNs */
-PG_AI void pg_st(char *p, vf v, poolgrad_dtype dt) { pg_st_bits(p, vf_to_bits(v, dt), dt); }
+PG_AI void pg_st(char *p, vf v, poolgrad_dtype dt)
+{
+    if (dt == POOLGRAD_F32)
+        vf_storeu((float *)(void *)p, vf_canonical_nan(v));
+    else
+        vh_storeu(p, vh_from_vf(v, dt));
+}
 
 /* copy nbytes (< 128) with constant-size moves: no libc call on the hot path */
 PG_AI void pg_copy_small(char *dst, const char *src, size_t nbytes)
@@ -127,9 +133,9 @@ PG_AI void pg_st_rows(char *const *dst, int g, int64_t o, vf acc, int64_t nl, po
         for (int r = 0; r < g; r++)
             pg_st(dst[r] + o, acc, dt);
     } else {
-        const vi bits = vf_to_bits(acc, dt);
+        const vh bits = vh_from_vf(acc, dt);
         for (int r = 0; r < g; r++)
-            vi_store_u16(dst[r] + o, bits);
+            vh_storeu(dst[r] + o, bits);
     }
 }
 

@@ -88,12 +88,12 @@ PG_AI void nhwc_block(const poolgrad_problem *pr, const float *qws, const char *
                 for (int u = 0; u < nv; u++)
                     pg_st(dst[r] + (c + u * VL) * es, acc[u], dt);
         } else { /* narrow once, store the same bits to every pixel */
-            vi bits[PG_CU];
+            vh bits[PG_CU];
             for (int u = 0; u < nv; u++)
-                bits[u] = vf_to_bits(acc[u], dt);
+                bits[u] = vh_from_vf(acc[u], dt);
             for (int r = 0; r < ndst; r++)
                 for (int u = 0; u < nv; u++)
-                    vi_store_u16(dst[r] + (c + u * VL) * es, bits[u]);
+                    vh_storeu(dst[r] + (c + u * VL) * es, bits[u]);
         }
     }
 }

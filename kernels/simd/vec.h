@@ -11,11 +11,12 @@
  *   vi_set1 vi_loadu vi_and vi_or vi_add vi_sub vi_slli vi_srli vi_srai      int32 lanes
  *   vi_as_f vf_as_i                                                           bit casts
  *   vi_sel_gt vi_all_in                                                       masks (compare and select)
- *   vi_load_u16 vi_store_u16                                                  VL 16-bit values in memory
+ *   vh vh_loadu vh_storeu vh_widen vh_narrow                                  VL 16-bit values (vh), to and from lanes
  *   vlanes vlanes_load, vsel vsel_at, vf_pick1 vf_pick2 vf_pick, vsel_keep vsel_put vsel_get   masked picks
  * and this file adds, on top of them and identical at every level:
  *   vf_pick_mem                                 the scalar gather for segments longer than two registers
- *   vf_from_f16 vf_from_bf16 vf_to_f16 vf_to_bf16 vf_canonical_nan vf_to_bits   lane-wise conversions
+ *   vf_canonical_nan vf_from_f16_vh vh_from_vf vf_to_bits   conversions (f16: the level's hardware
+ *                                               instructions where it has them, PG_HW_F16, else integer code)
  *
  * Masked picks. A W chunk's lane table gives each lane l the start rel[l] of its windows in a segment
  * of q values and their count cnt[l]. vlanes_load takes the table into registers (at 128 bits: keeps
@@ -28,7 +29,9 @@
  * vsel_put(&k, vsel_at(t, j)) once, vsel_get(&k, t, j) per use (at 128 bits nothing is kept and
  * vsel_get is vsel_at: the gather reads the lane table directly).
  *
- * Only IEEE add/sub/mul/div are used on floats (never FMA); integer code does the f16/bf16 bits.
+ * Only IEEE add/sub/mul/div are used on floats (never FMA); integer code does the bf16 bits, and the f16
+ * bits where the level has no conversion instructions (tests/conversions checks both against convert.h
+ * on every input).
  * Every function is static inline: each ISA translation unit gets its own copy.
  */
 #ifndef POOLGRAD_KERNELS_SIMD_VEC_H
@@ -104,13 +107,6 @@ PG_AI vi vf_to_f16(vf f)
     return vi_sel_gt(ax, vi_set1(0x7f800000), vi_set1(0x7e00), res); /* canonical NaN, no sign */
 }
 
-PG_AI vf vf_from_bf16(vi b)
-{
-    vi bits = vi_slli(b, 16);
-    vi ax = vi_and(bits, vi_set1(0x7fffffff));
-    return vi_as_f(vi_sel_gt(ax, vi_set1(0x7f800000), vi_or(bits, vi_set1(0x00400000)), bits));
-}
-
 /* f32 result -> bfloat16 bits (round to nearest even; every NaN becomes the canonical 0x7fc0) */
 PG_AI vi vf_to_bf16(vf f)
 {
@@ -120,13 +116,38 @@ PG_AI vi vf_to_bf16(vf f)
     return vi_sel_gt(ax, vi_set1(0x7f800000), vi_set1(0x7fc0), r);
 }
 
-/* f32 results -> the bits stored for dtype dt (f32: canonical NaN; f16/bf16: narrowed, low half of
- * each lane). dt is a compile-time constant after inlining. */
+/* ---- VL 16-bit values <-> f32 lanes */
+
+/* f16 bits -> f32, exactly (a NaN is quieted, sign and payload kept) */
+PG_AI vf vf_from_f16_vh(vh h)
+{
+#if defined(PG_HW_F16)
+    return vf_cvt_f16_hw(h);
+#else
+    return vf_from_f16(vh_widen(h));
+#endif
+}
+
+/* f32 results -> the stored 16-bit values of dtype dt (f16 or bf16; a compile-time constant after
+ * inlining): round to nearest even, every NaN the canonical one */
+PG_AI vh vh_from_vf(vf v, poolgrad_dtype dt)
+{
+    if (dt == POOLGRAD_BF16)
+        return vh_narrow(vf_to_bf16(v));
+#if defined(PG_HW_F16)
+    return vh_cvt_f16_hw(vf_canonical_nan(v)); /* the canonical f32 NaN narrows to the canonical 0x7e00 */
+#else
+    return vh_narrow(vf_to_f16(v));
+#endif
+}
+
+/* f32 results -> the bits stored for dtype dt, one per 32-bit lane (f32: canonical NaN; f16/bf16: in the
+ * low half, zero-extended) */
 PG_AI vi vf_to_bits(vf v, poolgrad_dtype dt)
 {
     if (dt == POOLGRAD_F32)
         return vf_as_i(vf_canonical_nan(v));
-    return dt == POOLGRAD_F16 ? vf_to_f16(v) : vf_to_bf16(v);
+    return vh_widen(vh_from_vf(v, dt));
 }
 
 #endif

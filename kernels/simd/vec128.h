@@ -46,19 +46,36 @@ PG_AI int vi_all_in(vi a, int32_t lo, int32_t hi)
     return simde_mm_movemask_epi8(m) == 0xffff;
 }
 
-/* ---- 16-bit lanes in memory */
+/* ---- 16-bit values: vh holds VL of them (the low 64 bits of a register) */
 
-/* VL uint16 -> zero-extended lanes */
-PG_AI vi vi_load_u16(const void *p)
-{
-    return simde_mm_unpacklo_epi16(simde_mm_loadl_epi64((const simde__m128i *)p), simde_mm_setzero_si128());
-}
-/* low 16 bits of each lane -> VL uint16 */
-PG_AI void vi_store_u16(void *p, vi v)
+typedef simde__m128i vh;
+PG_AI vh vh_loadu(const void *p) { return simde_mm_loadl_epi64((const simde__m128i *)p); }
+PG_AI void vh_storeu(void *p, vh h) { simde_mm_storel_epi64((simde__m128i *)p, h); }
+/* zero-extended to 32-bit lanes */
+PG_AI vi vh_widen(vh h) { return simde_mm_unpacklo_epi16(h, simde_mm_setzero_si128()); }
+/* the low 16 bits of each lane */
+PG_AI vh vh_narrow(vi v)
 {
     v = vi_srai(vi_slli(v, 16), 16); /* sign-extend so the signed pack never saturates */
-    simde_mm_storel_epi64((simde__m128i *)p, simde_mm_packs_epi32(v, v));
+    return simde_mm_packs_epi32(v, v);
 }
+
+/* IEEE binary16 <-> f32 in hardware on AArch64 (Advanced SIMD fcvtl / fcvtn, round to nearest even under
+ * the default FPCR): vec.h uses these instead of its integer code; SSE2 has no such instruction, and
+ * -Dportable keeps the integer code */
+#if defined(SIMDE_ARM_NEON_A64V8_NATIVE)
+#include <arm_neon.h>
+#define PG_HW_F16 1
+PG_AI vf vf_cvt_f16_hw(vh h)
+{
+    return simde__m128_from_neon_f32(vcvt_f32_f16(vreinterpret_f16_u16(vget_low_u16(simde__m128i_to_neon_u16(h)))));
+}
+PG_AI vh vh_cvt_f16_hw(vf f)
+{
+    const uint16x4_t h = vreinterpret_u16_f16(vcvt_f16_f32(simde__m128_to_neon_f32(f)));
+    return simde__m128i_from_neon_u16(vcombine_u16(h, vdup_n_u16(0)));
+}
+#endif
 
 /* ---- lane selectors and masked picks (see vec.h) */
 

@@ -47,18 +47,29 @@ PG_AI int vi_all_in(vi a, int32_t lo, int32_t hi)
     return simde_mm256_movemask_epi8(m) == -1;
 }
 
-/* ---- 16-bit lanes in memory */
+/* ---- 16-bit values: vh holds VL of them (a 128-bit register) */
 
-PG_AI vi vi_load_u16(const void *p)
+typedef simde__m128i vh;
+PG_AI vh vh_loadu(const void *p) { return simde_mm_loadu_si128((const simde__m128i *)p); }
+PG_AI void vh_storeu(void *p, vh h) { simde_mm_storeu_si128((simde__m128i *)p, h); }
+/* zero-extended to 32-bit lanes */
+PG_AI vi vh_widen(vh h) { return simde_mm256_cvtepu16_epi32(h); }
+/* the low 16 bits of each lane */
+PG_AI vh vh_narrow(vi v)
 {
-    return simde_mm256_cvtepu16_epi32(simde_mm_loadu_si128((const simde__m128i *)p));
+    v = vi_srai(vi_slli(v, 16), 16); /* sign-extend so the signed pack never saturates */
+    return simde_mm_packs_epi32(simde_mm256_castsi256_si128(v), simde_mm256_extracti128_si256(v, 1));
 }
-PG_AI void vi_store_u16(void *p, vi v)
-{
-    v = vi_srai(vi_slli(v, 16), 16);
-    simde__m128i lo = simde_mm256_castsi256_si128(v), hi = simde_mm256_extracti128_si256(v, 1);
-    simde_mm_storeu_si128((simde__m128i *)p, simde_mm_packs_epi32(lo, hi));
-}
+
+/* IEEE binary16 <-> f32 in hardware (F16C vcvtph2ps / vcvtps2ph, round to nearest even; the avx2 ISA
+ * requires F16C, lib/cpu.c): vec.h uses these instead of its integer code; only where SIMDe compiles to
+ * native F16C (not -Dportable) */
+#if defined(SIMDE_X86_F16C_NATIVE)
+#include <simde/x86/f16c.h>
+#define PG_HW_F16 1
+PG_AI vf vf_cvt_f16_hw(vh h) { return simde_mm256_cvtph_ps(h); }
+PG_AI vh vh_cvt_f16_hw(vf f) { return simde_mm256_cvtps_ph(f, SIMDE_MM_FROUND_TO_NEAREST_INT | SIMDE_MM_FROUND_NO_EXC); }
+#endif
 
 /* ---- permutes */
 

@@ -39,21 +39,39 @@ PG_AI int vi_all_in(vi a, int32_t lo, int32_t hi)
     return (vm_gt(a, vi_set1(lo - 1)) & vm_gt(vi_set1(hi + 1), a)) == 0xffff;
 }
 
-/* ---- 16-bit lanes in memory */
+/* ---- 16-bit values: vh holds VL of them (a 256-bit register) */
 
-PG_AI vi vi_load_u16(const void *p)
+typedef simde__m256i vh;
+PG_AI vh vh_loadu(const void *p) { return simde_mm256_loadu_si256((const simde__m256i *)p); }
+PG_AI void vh_storeu(void *p, vh h) { simde_mm256_storeu_si256((simde__m256i *)p, h); }
+/* zero-extended to 32-bit lanes; the low 16 bits of each lane. Native: vpmovzxwd / vpmovdw (SIMDe 0.7
+ * has neither at 512 bits); else two halves, and a saturating pack made exact by a bias */
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+#include <immintrin.h>
+PG_AI vi vh_widen(vh h) { return _mm512_cvtepu16_epi32(h); }
+PG_AI vh vh_narrow(vi v) { return _mm512_cvtepi32_epi16(v); }
+#else
+PG_AI vi vh_widen(vh h)
 {
-    const simde__m128i *q = (const simde__m128i *)p;
-    simde__m256i lo = simde_mm256_cvtepu16_epi32(simde_mm_loadu_si128(q));
-    simde__m256i hi = simde_mm256_cvtepu16_epi32(simde_mm_loadu_si128(q + 1));
+    simde__m256i lo = simde_mm256_cvtepu16_epi32(simde_mm256_castsi256_si128(h));
+    simde__m256i hi = simde_mm256_cvtepu16_epi32(simde_mm256_extracti128_si256(h, 1));
     return simde_mm512_inserti64x4(simde_mm512_castsi256_si512(lo), hi, 1);
 }
-PG_AI void vi_store_u16(void *p, vi v)
+PG_AI vh vh_narrow(vi v)
 {
     /* v - 0x8000 fits int16, so the saturating vpmovsdw is exact; xor restores the top bit */
     simde__m256i r = simde_mm512_cvtsepi32_epi16(vi_sub(v, vi_set1(0x8000)));
-    simde_mm256_storeu_si256((simde__m256i *)p, simde_mm256_xor_si256(r, simde_mm256_set1_epi16((int16_t)0x8000)));
+    return simde_mm256_xor_si256(r, simde_mm256_set1_epi16((int16_t)0x8000));
 }
+#endif
+
+/* IEEE binary16 <-> f32 in hardware (AVX-512F vcvtph2ps / vcvtps2ph, round to nearest even): vec.h uses
+ * these instead of its integer code; only where SIMDe compiles to native AVX-512 (not -Dportable) */
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+#define PG_HW_F16 1
+PG_AI vf vf_cvt_f16_hw(vh h) { return _mm512_cvtph_ps(h); }
+PG_AI vh vh_cvt_f16_hw(vf f) { return _mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+#endif
 
 /* ---- permutes, zero-masking: lanes off in m are +0.0 */
 

@@ -15,6 +15,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* sigsetjmp, clock_gettime, fnmatch */
 
+#include "convert.h"
 #include "internal.h"
 #include "kernel_list.h"
 #include "testutil.h"
@@ -51,18 +52,21 @@ static int start_cap_level(void)
     return level;
 }
 
-static bool cpu_runs(const poolgrad_kernel *k)
+/* code of this ISA may be called: the CPU has it and the start cap allows it */
+static bool isa_runs(poolgrad_isa isa)
 {
-    if (poolgrad_isa_level(k->isa) > start_cap_level())
+    if (poolgrad_isa_level(isa) > start_cap_level())
         return false;
 #if defined(__aarch64__)
-    return k->isa == POOLGRAD_ISA_SCALAR || k->isa == POOLGRAD_ISA_NEON;
+    return isa == POOLGRAD_ISA_SCALAR || isa == POOLGRAD_ISA_NEON;
 #else
-    if (k->isa == POOLGRAD_ISA_NEON)
+    if (isa == POOLGRAD_ISA_NEON)
         return false;
-    return poolgrad_isa_level(k->isa) <= poolgrad_isa_level(poolgrad_cpu_isa());
+    return poolgrad_isa_level(isa) <= poolgrad_isa_level(poolgrad_cpu_isa());
 #endif
 }
+
+static bool cpu_runs(const poolgrad_kernel *k) { return isa_runs(k->isa); }
 
 /* The kernels the current test calls directly: those of one family, or the reference alone (NULL). */
 static const char *cur_family;
@@ -561,6 +565,84 @@ FAMILY_TEST(nhwc_q)
 /* The reference kernel itself over random work splits (its rows are independent) vs the whole problem. */
 static void test_reference(void) { run_family(NULL); }
 
+/* ------------------------------------------------------------------ the vector conversions, every input */
+
+#define POOLGRAD_CONVERT_ENTRY(sym) &sym,
+static const poolgrad_vec_convert *const all_converts[] = { POOLGRAD_FOREACH_VEC_CONVERT(POOLGRAD_CONVERT_ENTRY) NULL };
+#undef POOLGRAD_CONVERT_ENTRY
+
+/* the first index where two arrays of n 16- or 32-bit values differ, or -1 */
+static int64_t first_diff(const void *a, const void *b, int64_t n, size_t es)
+{
+    if (memcmp(a, b, (size_t)n * es) == 0)
+        return -1;
+    for (int64_t i = 0;; i++)
+        if (memcmp((const char *)a + i * es, (const char *)b + i * es, es) != 0)
+            return i;
+}
+
+/*
+ * Each ISA's vector conversions (its kernels' gradOutput load and result store, simd/convert_tmpl.h) against
+ * convert.h: all 65536 f16 widenings, and all 2^32 f32 values narrowed to f16 and to bf16 with the
+ * canonical NaN rule (every POOLGRAD_CONVERT_STEP-th block of 65536 consecutive bit patterns when that is
+ * set: the sampled runs under qemu and the ISA caps). Where an ISA narrows f16 with the CPU's conversion
+ * instructions, this is the proof that they give the library's bits.
+ */
+static void test_conversions(void)
+{
+    enum { B = 65536 };
+    static uint16_t h[B], want16[B], wantb[B], got16[B];
+    static float x[B], wantf[B], gotf[B];
+    const char *env = getenv("POOLGRAD_CONVERT_STEP");
+    const long step = env && atol(env) > 0 ? atol(env) : 1;
+    const poolgrad_vec_convert *cv[8];
+    int ncv = 0;
+    for (int i = 0; all_converts[i]; i++)
+        if (isa_runs(all_converts[i]->isa) && ncv < 8)
+            cv[ncv++] = all_converts[i];
+    if (ncv == 0) {
+        ca_note("no SIMD ISA runs here: nothing to compare");
+        return;
+    }
+    for (int64_t i = 0; i < B; i++) {
+        h[i] = (uint16_t)i;
+        wantf[i] = poolgrad_f16_to_f32_inline((uint16_t)i);
+    }
+    for (int c = 0; c < ncv; c++) {
+        ca_set_context("%s widen_f16", poolgrad_isa_name(cv[c]->isa));
+        cv[c]->widen_f16(h, gotf, B);
+        const int64_t d = first_diff(gotf, wantf, B, 4);
+        CA_EXPECT(d < 0, "%s (f16 by %s): f16 0x%04x widens to 0x%08x, convert.h gives 0x%08x",
+                  poolgrad_isa_name(cv[c]->isa), cv[c]->f16_by, (unsigned)(d < 0 ? 0 : d),
+                  d < 0 ? 0u : poolgrad_f32_bits(gotf[d]), d < 0 ? 0u : poolgrad_f32_bits(wantf[d]));
+    }
+    long long narrowed = 0;
+    for (long blk = 0; blk < B; blk += step) {
+        for (int64_t i = 0; i < B; i++) {
+            x[i] = poolgrad_bits_f32((uint32_t)blk << 16 | (uint32_t)i);
+            const float v = poolgrad_canonical_nan_f32(x[i]);
+            want16[i] = poolgrad_f32_to_f16_inline(v);
+            wantb[i] = poolgrad_f32_to_bf16_inline(v);
+        }
+        for (int c = 0; c < ncv; c++) {
+            for (int bf = 0; bf < 2; bf++) {
+                ca_set_context("%s narrow %s, block 0x%04lx", poolgrad_isa_name(cv[c]->isa), bf ? "bf16" : "f16", blk);
+                cv[c]->narrow(bf ? POOLGRAD_BF16 : POOLGRAD_F16, x, got16, B);
+                const uint16_t *want = bf ? wantb : want16;
+                const int64_t d = first_diff(got16, want, B, 2);
+                CA_ASSERT(d < 0, "%s (f16 by %s): f32 0x%08x narrows to %s 0x%04x, convert.h gives 0x%04x",
+                          poolgrad_isa_name(cv[c]->isa), cv[c]->f16_by, (unsigned)blk << 16 | (unsigned)(d < 0 ? 0 : d),
+                          bf ? "bf16" : "f16", d < 0 ? 0u : got16[d], d < 0 ? 0u : want[d]);
+            }
+        }
+        narrowed += B;
+    }
+    ca_set_context(NULL);
+    for (int c = 0; c < ncv; c++)
+        ca_note("%s: f16 by %s; 65536 f16 widenings and %lld f32 values narrowed to f16 and to bf16 (%s), identical to convert.h",
+                poolgrad_isa_name(cv[c]->isa), cv[c]->f16_by, narrowed, step == 1 ? "all of them" : "sampled");
+}
+
 /* ------------------------------------------------------------------ public path: ISA, caps, threads */
 
 #if defined(__aarch64__)
@@ -918,6 +1000,7 @@ static int bench(void)
 
 static const ca_test tests[] = {
     { "isa_detection", NULL, test_isa_detection },
+    { "conversions", NULL, test_conversions },
     { "reference", NULL, test_reference },
     { "global", "global", test_global },
     { "nchw", "nchw", test_nchw },
