@@ -66,7 +66,7 @@ tests_start=$SECONDS
 echo "--- meson test (all default suites) under qemu-aarch64"
 # The stress test's default 4000 problems take minutes emulated; 600 keep every kernel exercised. The
 # conversions test checks every 16th block of 2^16 f32 values (2^28 of them) instead of all 2^32.
-export POOLGRAD_CONVERT_STEP=16
+export POOLGRAD_EXHAUSTIVE_STEP=16
 POOLGRAD_STRESS_CASES=600 POOLGRAD_EXPECT_ISA=neon \
     meson test -C "$build" --no-rebuild --print-errorlogs --timeout-multiplier 4
 echo "--- checkasm, second seed"

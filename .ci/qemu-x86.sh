@@ -14,7 +14,7 @@
 #
 # Usage: .ci/qemu-x86.sh BUILD_DIR     (a native x86-64 build, e.g. the release build of .ci/run)
 # Environment: QEMU_STRESS_CASES (determinism_stress problems per model, default 1500),
-#              QEMU_CHECKASM_CASES (checkasm random cases per loop, default 30), QEMU_CONVERT_STEP (the
+#              QEMU_CHECKASM_CASES (checkasm random cases per loop, default 30), QEMU_EXHAUSTIVE_STEP (the
 #              conversions test checks every Nth block of 2^16 f32 values, default 64), POOLGRAD_TEST_SEED.
 #
 # What this does and does not prove (checked with Debian 12's qemu-user 7.2):
@@ -94,7 +94,7 @@ run_model() {
     local cpu=$1 isa=$2 forbidden=$3 t0 t1 t2
     printf '\n=== qemu-x86_64 -cpu %s: expect %s ===\n' "${cpu%%,*}" "$isa"
     t0=$(date +%s)
-    if ! POOLGRAD_EXPECT_ISA=$isa POOLGRAD_CONVERT_STEP=${QEMU_CONVERT_STEP:-64} timeout 300 qemu-x86_64 -cpu "$cpu" "$checkasm_bin" --cases "$checkasm_cases" \
+    if ! POOLGRAD_EXPECT_ISA=$isa POOLGRAD_EXHAUSTIVE_STEP=${QEMU_EXHAUSTIVE_STEP:-64} timeout 300 qemu-x86_64 -cpu "$cpu" "$checkasm_bin" --cases "$checkasm_cases" \
             > "$tmp/checkasm.tap"; then
         grep -v '^ok ' "$tmp/checkasm.tap" || true
         echo "FAIL: checkasm under -cpu $cpu" >&2

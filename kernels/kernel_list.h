@@ -35,19 +35,19 @@
     POOLGRAD_IF_BUILT(POOLGRAD_HAVE_NEON, X, neon) \
     X(poolgrad_kernel_reference)
 
-/* The conversions of every built SIMD ISA, in the same order (simd/convert_tmpl.h). */
-#define POOLGRAD_CONVERT_IF_BUILT_0(X, isa)
-#define POOLGRAD_CONVERT_IF_BUILT_1(X, isa) X(poolgrad_kernel_##isa##_convert)
-#define POOLGRAD_CONVERT_IF_BUILT(have, X, isa) POOLGRAD_CONVERT_IF_BUILT_EXPAND(have, X, isa)
-#define POOLGRAD_CONVERT_IF_BUILT_EXPAND(have, X, isa) POOLGRAD_CONVERT_IF_BUILT_##have(X, isa)
-#define POOLGRAD_FOREACH_VEC_CONVERT(X) \
-    POOLGRAD_CONVERT_IF_BUILT(POOLGRAD_HAVE_AVX512, X, avx512) \
-    POOLGRAD_CONVERT_IF_BUILT(POOLGRAD_HAVE_AVX2, X, avx2) \
-    POOLGRAD_CONVERT_IF_BUILT(POOLGRAD_HAVE_SSE2, X, sse2) \
-    POOLGRAD_CONVERT_IF_BUILT(POOLGRAD_HAVE_NEON, X, neon)
-#define POOLGRAD_DECLARE_CONVERT(sym) extern const poolgrad_vec_convert sym;
-POOLGRAD_FOREACH_VEC_CONVERT(POOLGRAD_DECLARE_CONVERT)
-#undef POOLGRAD_DECLARE_CONVERT
+/* The exactness-critical vector operations of every built SIMD ISA, in the same order (simd/exact_tmpl.h). */
+#define POOLGRAD_EXACT_IF_BUILT_0(X, isa)
+#define POOLGRAD_EXACT_IF_BUILT_1(X, isa) X(poolgrad_kernel_##isa##_exact)
+#define POOLGRAD_EXACT_IF_BUILT(have, X, isa) POOLGRAD_EXACT_IF_BUILT_EXPAND(have, X, isa)
+#define POOLGRAD_EXACT_IF_BUILT_EXPAND(have, X, isa) POOLGRAD_EXACT_IF_BUILT_##have(X, isa)
+#define POOLGRAD_FOREACH_VEC_EXACT(X) \
+    POOLGRAD_EXACT_IF_BUILT(POOLGRAD_HAVE_AVX512, X, avx512) \
+    POOLGRAD_EXACT_IF_BUILT(POOLGRAD_HAVE_AVX2, X, avx2) \
+    POOLGRAD_EXACT_IF_BUILT(POOLGRAD_HAVE_SSE2, X, sse2) \
+    POOLGRAD_EXACT_IF_BUILT(POOLGRAD_HAVE_NEON, X, neon)
+#define POOLGRAD_DECLARE_EXACT(sym) extern const poolgrad_vec_exact sym;
+POOLGRAD_FOREACH_VEC_EXACT(POOLGRAD_DECLARE_EXACT)
+#undef POOLGRAD_DECLARE_EXACT
 
 #define POOLGRAD_DECLARE_KERNEL(sym) extern const poolgrad_kernel sym;
 POOLGRAD_FOREACH_KERNEL(POOLGRAD_DECLARE_KERNEL)

@@ -23,6 +23,9 @@ typedef struct poolgrad_problem {
     int64_t k[3], s[3], p[3];
     bool count_include_pad;
     int64_t divisor_override;
+    /* every divisor is + or - a power of two (poolgrad_divisors_pow2, set at planning): the SIMD kernels
+     * multiply by the exact reciprocal instead of dividing, which gives the same bits (simd/common.h) */
+    bool divisors_pow2;
     /* strides in elements, order N, C, D, H, W; bases point at element [0,0,0,0,0] */
     int64_t gi_stride[5];
     int64_t go_stride[5];
@@ -68,6 +71,51 @@ static inline int64_t poolgrad_divisor(const poolgrad_problem *pr, int64_t od, i
     return prod;
 }
 
+static inline bool poolgrad_is_pow2(uint64_t m) { return m != 0 && (m & (m - 1)) == 0; }
+
+/*
+ * True if every window's divisor is + or - a power of two. Without an override the divisor is a product
+ * of per-axis factors (padded or clipped extents), so each axis's factors are checked: the windows that
+ * neither start in the left padding nor reach past the input's end have the factor k, and the others are
+ * among the first and the last e = (k + p) / s + 2 windows (a window starts before in + p), which are
+ * computed one by one; windows e and out - e - 1 are checked to be inside, so the ones between them
+ * are. Bounded work for any size.
+ */
+static inline bool poolgrad_divisors_pow2(const poolgrad_problem *pr)
+{
+    if (pr->divisor_override != 0) {
+        const uint64_t m = pr->divisor_override < 0 ? 0u - (uint64_t)pr->divisor_override : (uint64_t)pr->divisor_override;
+        return poolgrad_is_pow2(m);
+    }
+    for (int a = 0; a < 3; a++) {
+        const int64_t k = pr->k[a], s = pr->s[a], p = pr->p[a], out = pr->out[a];
+        if (k > ((int64_t)1 << 40) || p > ((int64_t)1 << 40))
+            return false;
+        const int64_t e = (k + p) / s + 2;
+        if (out > 2 * e) { /* windows e and out - e - 1 lie inside the input, hence every one between them */
+            if (!poolgrad_is_pow2((uint64_t)k))
+                return false;
+            int64_t pool, cnt;
+            poolgrad_window_extent(e, pr->in[a], k, s, p, &pool, &cnt);
+            if (e * s - p < 0 || pool != k || cnt != k)
+                return false;
+            poolgrad_window_extent(out - e - 1, pr->in[a], k, s, p, &pool, &cnt);
+            if (pool != k || cnt != k)
+                return false;
+        }
+        for (int64_t o = 0; o < out; o++) {
+            if (o == e && out - e > e)
+                o = out - e; /* skip the windows of factor k */
+            int64_t pool, cnt;
+            poolgrad_window_extent(o, pr->in[a], k, s, p, &pool, &cnt);
+            const int64_t f = pr->count_include_pad ? pool : cnt;
+            if (f < 1 || !poolgrad_is_pow2((uint64_t)f))
+                return false;
+        }
+    }
+    return true;
+}
+
 /*
  * The blocking of one problem, decided once when it is planned (the kernel's configure()), stored in the
  * plan and read by prepare() and run(): kernels never recompute it, so there is one formula for each value.
@@ -103,15 +151,18 @@ typedef struct poolgrad_kernel {
 } poolgrad_kernel;
 
 /*
- * The f16/bf16 conversions of one ISA's vector layer (the code its kernels load and store with), as
- * array functions over n values, n a multiple of 64: for the exhaustive comparison with convert.h.
+ * One ISA's vector-layer operations that the kernels' bits rest on, as array functions over n values,
+ * n a multiple of 64, for exhaustive tests (simd/exact_tmpl.h): the f16/bf16 conversions (the code its
+ * kernels load and store with) and the quotients of pg_quot.
  */
-typedef struct poolgrad_vec_convert {
+typedef struct poolgrad_vec_exact {
     poolgrad_isa isa;
     const char *f16_by; /* how the f16 conversions are done: "conversion instructions" or "integer code" */
     void (*widen_f16)(const uint16_t *src, float *dst, int64_t n);                 /* gradOutput loads */
     void (*narrow)(poolgrad_dtype dt, const float *src, uint16_t *dst, int64_t n); /* result stores */
-} poolgrad_vec_convert;
+    /* q = x / d (recip false) or x * r (recip true) */
+    void (*quotients)(const float *x, float *q, int64_t n, float d, float r, bool recip);
+} poolgrad_vec_exact;
 
 /* The scalar golden reference over rows [begin, end) of N*C*ID*IH rows. */
 void poolgrad_reference_rows(const poolgrad_problem *pr, int64_t begin, int64_t end);

@@ -181,6 +181,7 @@ poolgrad_status poolgrad_plan_create(const poolgrad_params *params, const poolgr
                                      "set divisor_override");
         }
     }
+    pr.divisors_pow2 = poolgrad_divisors_pow2(&pr);
     const int64_t es = (int64_t)poolgrad_dtype_size(pr.dtype);
     pr.gi = gi_numel > 0 ? (char *)gi->storage + gi->offset * es : NULL;
     pr.go = go_numel > 0 ? (const char *)go->storage + go->offset * es : (const char *)no_grad_output;

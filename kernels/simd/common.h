@@ -27,6 +27,17 @@ static inline int64_t pg_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b
         } \
     } while (0)
 
+/*
+ * Division by a window's divisor. Kernels combine divisor factors as floats (products of exact factors)
+ * and divide with pg_quot. When every divisor is + or - 2^j (pr->divisors_pow2) the factors are their
+ * reciprocals instead, and pg_quot multiplies: 1/d = 2^-j is exact, so x * (1/d) is the exact x / d
+ * rounded once, the same bits as the IEEE division for every x (subnormal results, zeros, infinities
+ * and NaNs included), at the cost of a multiplication instead of a division.
+ */
+PG_AI float pg_dfac(const poolgrad_problem *pr, int64_t f) { return pr->divisors_pow2 ? 1.0f / (float)f : (float)f; }
+PG_AI vf pg_quot(const poolgrad_problem *pr, vf x, vf d) { return pr->divisors_pow2 ? vf_mul(x, d) : vf_div(x, d); }
+PG_AI float pg_quot1(const poolgrad_problem *pr, float x, float d) { return pr->divisors_pow2 ? x * d : x / d; }
+
 static inline bool pg_unit(int64_t size, int64_t stride) { return size <= 1 || stride == 1; }
 
 /* gradInput vectorized along C (channels-last); when both C and W are contiguous, the longer one */

@@ -60,7 +60,7 @@ PG_AI void pg_plane_bits(const poolgrad_problem *pr, int64_t pl, int64_t planes,
         }
         x = vf_loadu(t);
     }
-    const vf v = vf_add(vf_zero(), vf_div(x, vf_set1(divf)));
+    const vf v = vf_add(vf_zero(), pg_quot(pr, x, vf_set1(divf)));
     const vi b = vf_to_bits(v, dt);
     _Alignas(64) int32_t tmp[VL];
     memcpy(tmp, &b, sizeof tmp);
@@ -89,7 +89,7 @@ PG_AI void global_cl_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, 
                 for (int64_t cc = 0; cc < cb; cc += VL) {
                     int64_t nl = pg_min(VL, cb - cc);
                     vf x = pg_ld_line(g, cc, os[PG_C], unit, nl == VL, nl, dt);
-                    vf q = vf_add(vf_zero(), vf_div(x, vf_set1(divf)));
+                    vf q = vf_add(vf_zero(), pg_quot(pr, x, vf_set1(divf)));
                     pg_st(pattern + cc * es, q, dt); /* pattern has room for whole vectors */
                 }
             }
@@ -150,7 +150,7 @@ PG_AI void global_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end,
     const int64_t ID = pr->in[0], IH = pr->in[1], IW = pr->in[2], C = pr->c;
     const int64_t *gs = pr->gi_stride, *os = pr->go_stride;
     const bool empty = pg_go_empty(pr);
-    const float divf = empty ? 1.0f : (float)poolgrad_divisor(pr, 0, 0, 0);
+    const float divf = empty ? 1.0f : pg_dfac(pr, poolgrad_divisor(pr, 0, 0, 0));
     if (pg_gi_cl(pr)) {
         global_cl_dt(pr, begin, end, empty, divf, dt);
         return;
@@ -169,7 +169,7 @@ PG_AI void global_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end,
         int64_t stop = pg_min(end, (plane + 1) * plane_rows);
         float v = 0.0f;
         if (!empty)
-            v = 0.0f + pg_sc_load(pr->go + (n * os[PG_N] + c * os[PG_C]) * es, dt) / divf;
+            v = 0.0f + pg_quot1(pr, pg_sc_load(pr->go + (n * os[PG_N] + c * os[PG_C]) * es, dt), divf);
         vf vv = vf_set1(v);
         if (dense) {
             char *p = pr->gi + (n * gs[PG_N] + c * gs[PG_C] + d * gs[PG_D] + h * gs[PG_H]) * es;

@@ -8,8 +8,8 @@
  *   PG_ISA         the poolgrad_isa the kernels are dispatched as
  *   PG_ISA_NAME    "sse2", "avx2", "avx512", "neon" (kernel name prefix)
  *   PG_KSYM(x)     the symbol of kernel x, e.g. poolgrad_kernel_avx512_##x
- * Defines the seven kernels of kernel_list.h's POOLGRAD_ISA_KERNELS for this ISA, and its conversions
- * (PG_KSYM(convert)).
+ * Defines the seven kernels of kernel_list.h's POOLGRAD_ISA_KERNELS for this ISA, and its exactness-critical
+ * operations for the tests (PG_KSYM(exact)).
  *
  * Exactness (docs/SEMANTICS.md section 4): every gradInput element is produced once, by one work item:
  *   acc = +0.0f; for each covering window in ascending (od, oh, ow): acc = acc + (float)g / (float)divisor;
@@ -18,7 +18,8 @@
  * exact because acc is never -0.0 (it starts at +0.0 and x + y is -0.0 only if both are -0.0).
  * Divisions are IEEE divisions of the same operands (the divisor is the exact integer in float: either
  * (float)int64 computed in scalar code like the reference, or a product of two exact float factors whose
- * integer product is <= 2^24, hence exact). The pre-divided kinds (_b, _q) divide once per gradOutput
+ * integer product is <= 2^24, hence exact); when every divisor is a power of two they multiply by the exact
+ * reciprocal instead, the same bits (pg_quot, simd/common.h). The pre-divided kinds (_b, _q) divide once per gradOutput
  * element (same division) into a stack band or an f32 workspace, then only add.
  *
  * The design is 3 x 2: vectorized axis (W rows: _nchw*, channels-last: _nhwc*) x where q = go / divisor
@@ -33,7 +34,7 @@
  *   simd/global_tmpl.h  _global
  *   simd/nchw_tmpl.h    _nchw, _nchw_b, _nchw_q
  *   simd/nhwc_tmpl.h    _nhwc, _nhwc_b, _nhwc_q
- *   simd/convert_tmpl.h the conversions as array functions, for the exhaustive tests
+ *   simd/exact_tmpl.h   conversions and quotients as array functions, for the exhaustive tests
  * All kernels handle any C / W (vector tails), empty gradOutput (out size 0: every element +0.0, gradOutput
  * never read), gapped views. Full-vector loads never leave the gradOutput view or the workspace (+ slack);
  * stores never touch an element outside the work item. Stack use per call is below PG_STACK_BUDGET.
@@ -55,4 +56,4 @@
 #include "simd/global_tmpl.h"
 #include "simd/nchw_tmpl.h"
 #include "simd/nhwc_tmpl.h"
-#include "simd/convert_tmpl.h"
+#include "simd/exact_tmpl.h"

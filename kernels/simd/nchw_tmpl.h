@@ -127,7 +127,7 @@ PG_AI void nchw_chunks_simple(const poolgrad_problem *pr, const pg_wchunk *ch, i
             const char *gp = gp0 + k->base * es;
             const vf g0 = pg_ld_view(gp, go_end, OW - k->base, dt);
             const vf x = vf_pick1(vsel_get(&ssel[i], pg_chunk_lanes(k), 0), g0);
-            acc = vf_add(acc, vf_div(x, ovr ? dd : vf_mul(dd, sdw[i])));
+            acc = vf_add(acc, pg_quot(pr, x, ovr ? dd : vf_mul(dd, sdw[i])));
         }
         pg_st_rows(dst, g, (int64_t)i * VL * es, acc, k->nl, dt);
     }
@@ -153,12 +153,12 @@ PG_AI void nchw_chunks(const poolgrad_problem *pr, const pg_wchunk *ch, int nch,
                 const int64_t n0 = OW - k->base;
                 const vf dd = vf_set1(tdiv[tt]);
                 const vf g0 = pg_ld_view(gp, go_end, n0, dt);
-                const vf q0 = vf_div(g0, ovr ? dd : vf_mul(dd, vf_loadu(fwt + (k->base - owlo))));
+                const vf q0 = pg_quot(pr, g0, ovr ? dd : vf_mul(dd, vf_loadu(fwt + (k->base - owlo))));
                 vf q1 = q0;
                 if (two) {
                     const char *g1p = gp + VL * es;
                     const vf g1 = pg_ld_view(g1p, go_end, n0 - VL, dt);
-                    q1 = vf_div(g1, ovr ? dd : vf_mul(dd, vf_loadu(fwt + (k->base - owlo) + VL)));
+                    q1 = pg_quot(pr, g1, ovr ? dd : vf_mul(dd, vf_loadu(fwt + (k->base - owlo) + VL)));
                 }
                 switch (k->maxc) { /* windows j = 0, 1, ... of each lane, in order */
                 case 1:
@@ -191,7 +191,7 @@ PG_AI void nchw_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *c
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], IW = pr->in[2], OW = pr->out[2];
     const int64_t *gs = pr->gi_stride, *os = pr->go_stride;
     const bool ovr = pr->divisor_override != 0;
-    const float ovf = (float)pr->divisor_override;
+    const float ovf = pg_dfac(pr, pr->divisor_override);
     const char *const go_end = pg_go_end(pr, es);
     pg_wchunk ch[PG_WCH];
     float fwt[PG_WCH * VL + 4 * VL];
@@ -210,7 +210,7 @@ PG_AI void nchw_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *c
         if (!ovr) {
             int64_t len = ch[nch - 1].base - owlo + 2 * VL;
             for (int64_t t = 0; t < len; t++)
-                fwt[t] = owlo + t < OW ? (float)pg_factor(pr, 2, owlo + t) : 1.0f;
+                fwt[t] = owlo + t < OW ? pg_dfac(pr, pg_factor(pr, 2, owlo + t)) : 1.0f;
         }
         const bool simple = nchw_simple_setup(pr, ch, nch, fwt, owlo, sdw, ssel);
         pg_pos p = pg_pos_of(begin, IH, ID, C);
@@ -228,7 +228,7 @@ PG_AI void nchw_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *c
                 const int64_t fd = ovr ? 1 : pg_axis_factor(axd, pr, od);
                 for (int64_t oh = oh0; oh < oh1; oh++, T++) {
                     toff[T] = (gn * os[PG_N] + gc * os[PG_C] + od * os[PG_D] + oh * os[PG_H]) * es;
-                    tdiv[T] = ovr ? ovf : (float)(fd * pg_axis_factor(axh, pr, oh));
+                    tdiv[T] = ovr ? ovf : pg_dfac(pr, fd * pg_axis_factor(axh, pr, oh));
                 }
             }
             char *dst[PG_GROUP];
@@ -459,7 +459,7 @@ PG_AI void nchw_block_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_c
             band.owlo = owlo;
             band.owhi = pg_min(OW, owlo + len);
             for (int64_t t = 0; t < len; t++)
-                fwt[t] = !ovr && owlo + t < OW ? (float)pg_factor(pr, 2, owlo + t) : 1.0f;
+                fwt[t] = !ovr && owlo + t < OW ? pg_dfac(pr, pg_factor(pr, 2, owlo + t)) : 1.0f;
             pg_qband_clear(&band.b);
             memset(qc, 0, (size_t)(band.b.SD * band.b.SH * len) * sizeof(float));
         }

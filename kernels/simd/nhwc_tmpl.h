@@ -45,7 +45,7 @@ PG_AI void nhwc_block(const poolgrad_problem *pr, const float *qws, const char *
     const int64_t es = pg_es(dt);
     const int64_t wstep = pr->go_stride[PG_W] * es;
     const bool ovr = pr->divisor_override != 0;
-    const float ovf = (float)pr->divisor_override;
+    const float ovf = pg_dfac(pr, pr->divisor_override);
     vf acc[PG_CU];
     for (int u = 0; u < PG_CU; u++)
         acc[u] = vf_zero();
@@ -60,14 +60,14 @@ PG_AI void nhwc_block(const poolgrad_problem *pr, const float *qws, const char *
                         acc[u] = vf_add(acc[u], vf_loadu(q + u * VL));
                 }
             } else {
-                const vf dv = vf_set1(ovr ? ovf : (float)(tfd[tt] * pg_axis_factor(axw, pr, ow)));
+                const vf dv = vf_set1(ovr ? ovf : pg_dfac(pr, tfd[tt] * pg_axis_factor(axw, pr, ow)));
                 const char *g = pr->go + tbase[tt] + ow * wstep + c * es;
                 if (nv == 0) {
                     const vf x = pg_ld_view(g, go_end, nl, dt);
-                    acc[0] = vf_add(acc[0], vf_div(x, dv));
+                    acc[0] = vf_add(acc[0], pg_quot(pr, x, dv));
                 } else {
                     for (int u = 0; u < nv; u++)
-                        acc[u] = vf_add(acc[u], vf_div(pg_ld(g + u * VL * es, dt), dv));
+                        acc[u] = vf_add(acc[u], pg_quot(pr, pg_ld(g + u * VL * es, dt), dv));
                 }
             }
         }

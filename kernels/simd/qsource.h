@@ -35,21 +35,21 @@ PG_AI void pg_q_divide(const poolgrad_problem *pr, int order, const char *g, int
     const int64_t es = pg_es(dt);
     const int64_t *os = pr->go_stride;
     const bool ovr = pr->divisor_override != 0;
-    const float ovf = (float)pr->divisor_override;
+    const float ovf = pg_dfac(pr, pr->divisor_override);
     const int64_t vstride = order == PG_QW ? os[PG_W] : os[PG_C];
     const bool unit = pg_unit(order == PG_QW ? pr->out[2] : pr->c, vstride);
     const int64_t nouter = order == PG_QW ? 1 : pr->out[2];
     for (int64_t u = 0; u < nouter; u++) { /* PG_QC: ow = u */
         const char *gl = g + u * os[PG_W] * es;
         float *ql = q + u * pitch;
-        const vf dvs = order == PG_QW ? vf_set1(ovr ? ovf : (float)fdh)
-                                      : vf_set1(ovr ? ovf : (float)(fdh * (axw ? pg_axis_factor(axw, pr, u) : pg_factor(pr, 2, u))));
+        const vf dvs = order == PG_QW ? vf_set1(ovr ? ovf : pg_dfac(pr, fdh))
+                                      : vf_set1(ovr ? ovf : pg_dfac(pr, fdh * (axw ? pg_axis_factor(axw, pr, u) : pg_factor(pr, 2, u))));
         for (int64_t i = i0; i < i1; i += VL) {
             const int64_t nl = pg_min(VL, i1 - i);
             const bool full = order == PG_QW && band ? gl + (i + VL) * es <= go_end : nl == VL;
             const vf x = pg_ld_line(gl, i, vstride, unit, full, nl, dt);
             const vf dv = order == PG_QW && !ovr ? vf_mul(dvs, vf_loadu(fw + (i - i0))) : dvs;
-            const vf v = vf_div(x, dv);
+            const vf v = pg_quot(pr, x, dv);
             if (band || nl == VL)
                 vf_storeu(ql + (i - i0), v);
             else
@@ -96,7 +96,7 @@ PG_AI void pg_q_prepare_dt(const poolgrad_problem *pr, const poolgrad_kernel_con
         const int64_t ie = pg_min(vlen, ib + blk);
         if (order == PG_QW && !ovr)
             for (int64_t t = 0; t < PG_OWB + VL; t++)
-                fwt[t] = ib + t < OW ? (float)pg_factor(pr, 2, ib + t) : 1.0f;
+                fwt[t] = ib + t < OW ? pg_dfac(pr, pg_factor(pr, 2, ib + t)) : 1.0f;
         for (int64_t r = begin; r < end; r++) {
             int64_t oh = r % OH, t = r / OH, od = t % OD;
             t /= OD;

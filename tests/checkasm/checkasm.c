@@ -71,6 +71,7 @@ static bool cpu_runs(const poolgrad_kernel *k) { return isa_runs(k->isa); }
 /* The kernels the current test calls directly: those of one family, or the reference alone (NULL). */
 static const char *cur_family;
 static int ran_count[NKERNELS], mismatch_count[NKERNELS];
+static int ran_cases, pow2_cases; /* cases of the current family test that ran a kernel; of them, with every divisor a power of two */
 
 static bool in_scope(const poolgrad_kernel *k)
 {
@@ -139,6 +140,7 @@ static bool make_case(pgt_rng *r, tcase *tc, int sd, poolgrad_dtype dt, int gi_l
     switch (pgt_next(r) % 8) {
     case 0: pa->divisor_override = pgt_range(r, -7, 7); break;
     case 1: pa->divisor_override = pgt_range(r, 1, 1000000) * ((pgt_next(r) & 1) ? -1 : 1); break;
+    case 2: pa->divisor_override = ((int64_t)1 << pgt_range(r, 0, 40)) * ((pgt_next(r) & 1) ? -1 : 1); break;
     default: pa->divisor_override = 0; break;
     }
     bool batched = (pgt_next(r) % 4) != 0;
@@ -306,6 +308,8 @@ static int check_kernels(pgt_rng *r, tcase *tc)
         ran++;
     }
     ca_set_context(NULL);
+    ran_cases += ran > 0;
+    pow2_cases += ran > 0 && pr->divisors_pow2;
     return ran;
 }
 
@@ -523,6 +527,7 @@ static void run_family(const char *family)
     cur_family = family;
     memset(ran_count, 0, sizeof ran_count);
     memset(mismatch_count, 0, sizeof mismatch_count);
+    ran_cases = pow2_cases = 0;
     int random_cases = 0;
     for (size_t i = 0; i < sizeof random_parts / sizeof random_parts[0]; i++) {
         part_random(random_parts[i].sd, random_parts[i].dt, random_parts[i].cases);
@@ -544,6 +549,9 @@ static void run_family(const char *family)
                       family ? family : "-", poolgrad_isa_name(all_kernels[i]->isa), all_kernels[i]->name);
         }
     ca_note("%s", line);
+    ca_note("%s: %d cases with every divisor a power of two (multiplied by the reciprocal)", family ? family : "reference",
+            pow2_cases);
+    CA_EXPECT(random_cases < 100 || ran_cases < 100 || pow2_cases > 0, "family %s: no case had power-of-two divisors", family ? family : "-");
     for (size_t i = 0; i < NKERNELS; i++)
         if (mismatch_count[i])
             ca_note("FAILED: family %s, isa %s (kernel %s): %d of %d cases differ from the reference",
@@ -567,9 +575,9 @@ static void test_reference(void) { run_family(NULL); }
 
 /* ------------------------------------------------------------------ the vector conversions, every input */
 
-#define POOLGRAD_CONVERT_ENTRY(sym) &sym,
-static const poolgrad_vec_convert *const all_converts[] = { POOLGRAD_FOREACH_VEC_CONVERT(POOLGRAD_CONVERT_ENTRY) NULL };
-#undef POOLGRAD_CONVERT_ENTRY
+#define POOLGRAD_EXACT_ENTRY(sym) &sym,
+static const poolgrad_vec_exact *const all_exact[] = { POOLGRAD_FOREACH_VEC_EXACT(POOLGRAD_EXACT_ENTRY) NULL };
+#undef POOLGRAD_EXACT_ENTRY
 
 /* the first index where two arrays of n 16- or 32-bit values differ, or -1 */
 static int64_t first_diff(const void *a, const void *b, int64_t n, size_t es)
@@ -581,10 +589,29 @@ static int64_t first_diff(const void *a, const void *b, int64_t n, size_t es)
             return i;
 }
 
+/* POOLGRAD_EXHAUSTIVE_STEP: check every Nth block of 2^16 f32 bit patterns (default 1: all of them) */
+static long exhaustive_step(void)
+{
+    const char *env = getenv("POOLGRAD_EXHAUSTIVE_STEP");
+    return env && atol(env) > 0 ? atol(env) : 1;
+}
+
+/* the ISAs whose vector operations this process may call */
+static int exact_isas(const poolgrad_vec_exact **cv)
+{
+    int n = 0;
+    for (int i = 0; all_exact[i]; i++)
+        if (isa_runs(all_exact[i]->isa) && n < 8)
+            cv[n++] = all_exact[i];
+    if (n == 0)
+        ca_note("no SIMD ISA runs here: nothing to compare");
+    return n;
+}
+
 /*
- * Each ISA's vector conversions (its kernels' gradOutput load and result store, simd/convert_tmpl.h) against
+ * Each ISA's vector conversions (its kernels' gradOutput load and result store, simd/exact_tmpl.h) against
  * convert.h: all 65536 f16 widenings, and all 2^32 f32 values narrowed to f16 and to bf16 with the
- * canonical NaN rule (every POOLGRAD_CONVERT_STEP-th block of 65536 consecutive bit patterns when that is
+ * canonical NaN rule (every POOLGRAD_EXHAUSTIVE_STEP-th block of 65536 consecutive bit patterns when that is
  * set: the sampled runs under qemu and the ISA caps). Where an ISA narrows f16 with the CPU's conversion
  * instructions, this is the proof that they give the library's bits.
  */
@@ -593,17 +620,11 @@ static void test_conversions(void)
     enum { B = 65536 };
     static uint16_t h[B], want16[B], wantb[B], got16[B];
     static float x[B], wantf[B], gotf[B];
-    const char *env = getenv("POOLGRAD_CONVERT_STEP");
-    const long step = env && atol(env) > 0 ? atol(env) : 1;
-    const poolgrad_vec_convert *cv[8];
-    int ncv = 0;
-    for (int i = 0; all_converts[i]; i++)
-        if (isa_runs(all_converts[i]->isa) && ncv < 8)
-            cv[ncv++] = all_converts[i];
-    if (ncv == 0) {
-        ca_note("no SIMD ISA runs here: nothing to compare");
+    const long step = exhaustive_step();
+    const poolgrad_vec_exact *cv[8];
+    const int ncv = exact_isas(cv);
+    if (ncv == 0)
         return;
-    }
     for (int64_t i = 0; i < B; i++) {
         h[i] = (uint16_t)i;
         wantf[i] = poolgrad_f16_to_f32_inline((uint16_t)i);
@@ -641,6 +662,49 @@ static void test_conversions(void)
     for (int c = 0; c < ncv; c++)
         ca_note("%s: f16 by %s; 65536 f16 widenings and %lld f32 values narrowed to f16 and to bf16 (%s), identical to convert.h",
                 poolgrad_isa_name(cv[c]->isa), cv[c]->f16_by, narrowed, step == 1 ? "all of them" : "sampled");
+}
+
+/*
+ * The kernels multiply by 1/d instead of dividing by d when every divisor is + or - 2^j (pg_quot): the
+ * same bits for every x because 1/d is exact and both operations round the same real number once. Shown
+ * here on each ISA's vector mul and div: every f32 x (all 2^32, also NaNs, infinities, zeros, subnormal
+ * quotients) for the divisor 4 (2x2 windows), every 61st block of 2^16 for the others (times
+ * POOLGRAD_EXHAUSTIVE_STEP). NaN quotients only need to be NaN (results are stored canonical).
+ */
+static void test_pow2_reciprocals(void)
+{
+    enum { B = 65536 };
+    static float x[B], qd[B], qm[B];
+    static const double divisors[] = { 4, 8, 1, 2, -2, 16, 65536, 16777216.0, -4611686018427387904.0 };
+    const long step = exhaustive_step();
+    const poolgrad_vec_exact *cv[8];
+    const int ncv = exact_isas(cv);
+    long long checked = 0;
+    for (size_t di = 0; di < sizeof divisors / sizeof divisors[0]; di++) {
+        const float d = (float)divisors[di], r = 1.0f / d;
+        const long dstep = step * (di == 0 ? 1 : 61);
+        for (long blk = 0; blk < B; blk += dstep) {
+            for (int64_t i = 0; i < B; i++)
+                x[i] = poolgrad_bits_f32((uint32_t)blk << 16 | (uint32_t)i);
+            for (int c = 0; c < ncv; c++) {
+                ca_set_context("%s quotients by %g, block 0x%04lx", poolgrad_isa_name(cv[c]->isa), (double)d, blk);
+                cv[c]->quotients(x, qd, B, d, r, false);
+                cv[c]->quotients(x, qm, B, d, r, true);
+                if (memcmp(qd, qm, sizeof qd) == 0)
+                    continue;
+                for (int64_t i = 0; i < B; i++) {
+                    const bool same = poolgrad_f32_bits(qd[i]) == poolgrad_f32_bits(qm[i]) || (isnan(qd[i]) && isnan(qm[i]));
+                    CA_ASSERT(same, "%s: f32 0x%08x / %g = 0x%08x but * %g = 0x%08x", poolgrad_isa_name(cv[c]->isa),
+                              poolgrad_f32_bits(x[i]), (double)d, poolgrad_f32_bits(qd[i]), (double)r,
+                              poolgrad_f32_bits(qm[i]));
+                }
+            }
+            checked += B;
+        }
+    }
+    ca_set_context(NULL);
+    if (ncv)
+        ca_note("x / d == x * (1/d) for %lld (x, d) pairs on each of %d ISAs (d = 4: every f32 x%s)", checked, ncv, step == 1 ? "" : ", sampled");
 }
 
 /* ------------------------------------------------------------------ public path: ISA, caps, threads */
@@ -1001,6 +1065,7 @@ static int bench(void)
 static const ca_test tests[] = {
     { "isa_detection", NULL, test_isa_detection },
     { "conversions", NULL, test_conversions },
+    { "pow2_reciprocals", NULL, test_pow2_reciprocals },
     { "reference", NULL, test_reference },
     { "global", "global", test_global },
     { "nchw", "nchw", test_nchw },
