@@ -30,7 +30,7 @@
  * vsel_get is vsel_at: the gather reads the lane table directly).
  *
  * Only IEEE add/sub/mul/div are used on floats (never FMA); integer code does the bf16 bits, and the f16
- * bits where the level has no conversion instructions (tests/conversions checks both against convert.h
+ * bits where the level has no conversion instructions (checkasm's conversions test checks both against convert.h
  * on every input).
  * Every function is static inline: each ISA translation unit gets its own copy.
  */
