@@ -20,31 +20,28 @@
     X(poolgrad_kernel_##isa##_nhwc_b) \
     X(poolgrad_kernel_##isa##_nhwc_q)
 
-/* The kernels of one ISA if its translation unit was built (POOLGRAD_HAVE_<ISA> is 0 or 1). */
-#define POOLGRAD_IF_BUILT_0(X, isa)
-#define POOLGRAD_IF_BUILT_1(X, isa) POOLGRAD_ISA_KERNELS(X, isa)
-#define POOLGRAD_IF_BUILT(have, X, isa) POOLGRAD_IF_BUILT_EXPAND(have, X, isa)
-#define POOLGRAD_IF_BUILT_EXPAND(have, X, isa) POOLGRAD_IF_BUILT_##have(X, isa)
+/* The exactness-critical vector operations of one ISA (simd/exact_tmpl.h), for the exhaustive tests. */
+#define POOLGRAD_ISA_EXACT(X, isa) X(poolgrad_kernel_##isa##_exact)
 
-/* Every built kernel, in the ISA order of isa_table.h (a preprocessor list cannot be walked with another
- * list's callback, so the four rows name the ISAs again), the scalar reference last. */
-#define POOLGRAD_FOREACH_KERNEL(X) \
-    POOLGRAD_IF_BUILT(POOLGRAD_HAVE_AVX512, X, avx512) \
-    POOLGRAD_IF_BUILT(POOLGRAD_HAVE_AVX2, X, avx2) \
-    POOLGRAD_IF_BUILT(POOLGRAD_HAVE_SSE2, X, sse2) \
-    POOLGRAD_IF_BUILT(POOLGRAD_HAVE_NEON, X, neon) \
-    X(poolgrad_kernel_reference)
+/* LIST(X, isa) if the ISA's translation unit was built (POOLGRAD_HAVE_<ISA> is 0 or 1). */
+#define POOLGRAD_IF_BUILT_0(LIST, X, isa)
+#define POOLGRAD_IF_BUILT_1(LIST, X, isa) LIST(X, isa)
+#define POOLGRAD_IF_BUILT(have, LIST, X, isa) POOLGRAD_IF_BUILT_EXPAND(have, LIST, X, isa)
+#define POOLGRAD_IF_BUILT_EXPAND(have, LIST, X, isa) POOLGRAD_IF_BUILT_##have(LIST, X, isa)
 
-/* The exactness-critical vector operations of every built SIMD ISA, in the same order (simd/exact_tmpl.h). */
-#define POOLGRAD_EXACT_IF_BUILT_0(X, isa)
-#define POOLGRAD_EXACT_IF_BUILT_1(X, isa) X(poolgrad_kernel_##isa##_exact)
-#define POOLGRAD_EXACT_IF_BUILT(have, X, isa) POOLGRAD_EXACT_IF_BUILT_EXPAND(have, X, isa)
-#define POOLGRAD_EXACT_IF_BUILT_EXPAND(have, X, isa) POOLGRAD_EXACT_IF_BUILT_##have(X, isa)
-#define POOLGRAD_FOREACH_VEC_EXACT(X) \
-    POOLGRAD_EXACT_IF_BUILT(POOLGRAD_HAVE_AVX512, X, avx512) \
-    POOLGRAD_EXACT_IF_BUILT(POOLGRAD_HAVE_AVX2, X, avx2) \
-    POOLGRAD_EXACT_IF_BUILT(POOLGRAD_HAVE_SSE2, X, sse2) \
-    POOLGRAD_EXACT_IF_BUILT(POOLGRAD_HAVE_NEON, X, neon)
+/* LIST(X, isa) for every built SIMD ISA, in the ISA order of isa_table.h (a preprocessor list cannot be
+ * walked with another list's callback, so the four rows name the ISAs again). */
+#define POOLGRAD_FOREACH_BUILT_SIMD(LIST, X) \
+    POOLGRAD_IF_BUILT(POOLGRAD_HAVE_AVX512, LIST, X, avx512) \
+    POOLGRAD_IF_BUILT(POOLGRAD_HAVE_AVX2, LIST, X, avx2) \
+    POOLGRAD_IF_BUILT(POOLGRAD_HAVE_SSE2, LIST, X, sse2) \
+    POOLGRAD_IF_BUILT(POOLGRAD_HAVE_NEON, LIST, X, neon)
+
+/* Every built kernel, best ISA first, the scalar reference last. */
+#define POOLGRAD_FOREACH_KERNEL(X) POOLGRAD_FOREACH_BUILT_SIMD(POOLGRAD_ISA_KERNELS, X) X(poolgrad_kernel_reference)
+/* The vector operations of every built SIMD ISA, in the same order. */
+#define POOLGRAD_FOREACH_VEC_EXACT(X) POOLGRAD_FOREACH_BUILT_SIMD(POOLGRAD_ISA_EXACT, X)
+
 #define POOLGRAD_DECLARE_EXACT(sym) extern const poolgrad_vec_exact sym;
 POOLGRAD_FOREACH_VEC_EXACT(POOLGRAD_DECLARE_EXACT)
 #undef POOLGRAD_DECLARE_EXACT
