@@ -130,6 +130,8 @@ typedef struct poolgrad_kernel_conf {
     int64_t band_sd;       /* banded kinds: band slots along od (>= the od rows of one gradInput row) */
     int64_t band_sh;       /* banded kinds: band slots along oh (>= the oh rows of one row block) */
     int64_t band_len;      /* banded kinds: floats per slot (_nchw_b: a W block's q row; _nhwc_b: OW x channel block) */
+    bool band_slabs;       /* _nchw_b: the band holds every oh row of band_sd od slabs (band_sh == OH), divided a slab
+                            * at a time, and the run reuses each row block's oh rows from a per-call schedule */
     int64_t channel_block; /* _nhwc_b: channels per band block, a multiple of the vector length */
 } poolgrad_kernel_conf;
 

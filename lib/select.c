@@ -124,6 +124,8 @@ static void describe_conf(const poolgrad_kernel *k, const poolgrad_kernel_conf *
     if (c->band_len)
         fprintf(stderr, ", band of %lldx%lld slots of %lld floats", (long long)c->band_sd, (long long)c->band_sh,
                 (long long)c->band_len);
+    if (c->band_slabs)
+        fputs(" (whole od slabs)", stderr);
     fputc('\n', stderr);
 }
 

@@ -17,7 +17,9 @@
  *            PG_GROUP). With one window per lane (k <= s on every axis) a tight path picks, then
  *            divides each lane by its own divisor (the same division).
  *   _nchw_b  banded: q rows are divided inside run into a tagged stack band (qsource.h), blocks of
- *            PG_RB rows share the loads and picks of their window rows; no workspace.
+ *            PG_RB rows share the loads and picks of their window rows; no workspace. When the band
+ *            holds whole od slabs (every oh row), a slab is divided at once and the blocks' oh rows
+ *            come from a schedule planned once per run call.
  *   _nchw_q  workspace: a prepare pass writes q (PG_QW order), the run only picks and adds; same blocks.
  * _nchw_b and _nchw_q are one run (nchw_block_run_dt) on one row-block planner (pg_nchw_block).
  */
@@ -306,6 +308,7 @@ static bool nchw_b_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *c
     conf->band_len = len;
     conf->band_sd = pg_min(sd, pg_max(pr->out[0], 1));
     conf->band_sh = pg_min(pg_min(pg_max(pr->out[1], 1), PG_BQ / (conf->band_sd * len)), PG_BSLOTS / conf->band_sd);
+    conf->band_slabs = conf->band_sh >= pg_max(pr->out[1], 1);
     return true;
 }
 
@@ -374,6 +377,127 @@ PG_AI int pg_nchw_block(const poolgrad_problem *pr, const poolgrad_kernel_conf *
                 T++;
             }
         break;
+    }
+    *nterms = T;
+    return R;
+}
+
+/*
+ * Slab mode (conf->band_slabs): the band holds every oh row of band_sd od slabs, slot (od % SD) * OH + oh,
+ * and a slab is divided whole when a row first needs it (no per-row tags). A row block's window rows are
+ * then its od rows times its oh rows, in that (ascending) order, and the oh rows with the block rows each
+ * covers depend only on h: the blocks at multiples of row_block are planned once per run call
+ * (pg_hsched_init) and every plane reuses them.
+ */
+typedef struct pg_hblock {
+    uint16_t first, n; /* its oh rows: entries first .. first + n - 1 */
+    uint8_t R;         /* its rows */
+} pg_hblock;
+
+typedef struct pg_hsched {
+    int64_t nb; /* planned: the blocks at h = b * row_block for b < nb */
+    pg_hblock blk[PG_HSB];
+    uint16_t oh[PG_HSE];
+    uint8_t m[PG_HSE]; /* bit r: the window row covers block row r */
+} pg_hsched;
+
+/* The oh rows (ascending) of the block of rows h .. h + R - 1 and the block rows each covers; their
+ * number, or -1 when there are more than cap. */
+PG_AI int pg_hblock_rows(const pg_axis *axh, const poolgrad_problem *pr, int64_t h, int R, uint16_t *oh, uint8_t *m,
+                         int cap)
+{
+    int64_t ob[PG_RB] = { 0 }, oe[PG_RB] = { 0 }, u0, u1;
+    pg_block_h_ranges(axh, pr, h, R, ob, oe, &u0, &u1);
+    int n = 0;
+    for (int64_t o = u0; o < u1; o++) {
+        unsigned mm = 0;
+        for (int r = 0; r < R; r++)
+            if (o >= ob[r] && o < oe[r])
+                mm |= 1u << r;
+        if (!mm)
+            continue;
+        if (n == cap)
+            return -1;
+        oh[n] = (uint16_t)o; /* OH <= PG_BQ in slab mode */
+        m[n] = (uint8_t)mm;
+        n++;
+    }
+    return n;
+}
+
+/* Plans the blocks at multiples of row_block while they fit (their od x oh rows too: <= PG_TMAX). */
+static void pg_hsched_init(pg_hsched *hs, const pg_axis *axh, const poolgrad_problem *pr,
+                           const poolgrad_kernel_conf *conf)
+{
+    int used = 0;
+    hs->nb = 0;
+    for (int64_t h = 0; h < pr->in[1] && hs->nb < PG_HSB; h += conf->row_block) {
+        const int R = (int)pg_min(conf->row_block, pr->in[1] - h);
+        const int n = pg_hblock_rows(axh, pr, h, R, hs->oh + used, hs->m + used, PG_HSE - used);
+        if (n < 0 || conf->band_sd * n > PG_TMAX)
+            break;
+        hs->blk[hs->nb++] = (pg_hblock){ .first = (uint16_t)used, .n = (uint16_t)n, .R = (uint8_t)R };
+        used += n;
+    }
+}
+
+/* Slab od of plane (n, c) divided into slot slab sl: the same division as the prepare pass, row by row. */
+PG_AI void pg_nchw_slab_divide(const poolgrad_problem *pr, pg_nchw_band *bd, const pg_axis *axd, const pg_axis *axh,
+                               int64_t n, int64_t c, int64_t od, int64_t sl, poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt), OH = pr->out[1];
+    const int64_t *os = pr->go_stride;
+    const bool ovr = pr->divisor_override != 0;
+    const char *g = pr->go + (n * os[PG_N] + c * os[PG_C] + od * os[PG_D]) * es;
+    const int64_t fd = ovr ? 1 : pg_axis_factor(axd, pr, od);
+    float *q = bd->b.q + sl * OH * bd->b.len;
+    for (int64_t oh = 0; oh < OH; oh++)
+        pg_q_divide(pr, PG_QW, g + oh * os[PG_H] * es, bd->owlo, bd->owhi, ovr ? 1 : fd * pg_axis_factor(axh, pr, oh),
+                    bd->fwt, NULL, bd->go_end, q + oh * bd->b.len, 0, true, dt);
+}
+
+/*
+ * The slab-mode row-block planner: like pg_nchw_block (same blocks where the schedule has them, and the
+ * same window rows in the same order), with the block's oh rows from the schedule and its od slabs
+ * divided on a miss.
+ */
+PG_AI int pg_nchw_slab_block(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, const pg_axis *axd,
+                             const pg_axis *axh, const pg_hsched *hs, pg_pos p, int64_t left, pg_nchw_band *bd,
+                             uint16_t *foh, uint8_t *fm, int64_t *toff, unsigned *tmask, int *nterms, poolgrad_dtype dt)
+{
+    const int64_t RB = conf->row_block, SD = bd->b.SD, OD = pr->out[0], OH = pr->out[1], len = bd->b.len;
+    const int64_t b = p.h / RB;
+    const uint16_t *hoh = foh;
+    const uint8_t *hm = fm;
+    int R, nh;
+    if (p.h % RB == 0 && b < hs->nb && hs->blk[b].R <= left) {
+        R = hs->blk[b].R;
+        nh = hs->blk[b].n;
+        hoh = hs->oh + hs->blk[b].first;
+        hm = hs->m + hs->blk[b].first;
+    } else { /* up to the next planned block start, or a run's last rows */
+        R = (int)pg_min(pg_min(RB - p.h % RB, pr->in[1] - p.h), left);
+        for (;;) {
+            nh = pg_hblock_rows(axh, pr, p.h, R, foh, fm, PG_TMAX);
+            if ((nh >= 0 && SD * nh <= PG_TMAX) || R == 1)
+                break; /* one row: <= ceil(kh / sh) oh rows, and SD x that <= PG_TMAX (pg_terms_ok) */
+            R = 1;
+        }
+    }
+    int64_t od0, od1;
+    pg_axis_range(axd, pr, p.d, &od0, &od1);
+    int T = 0;
+    for (int64_t od = od0; od < od1; od++) {
+        const int64_t sl = od % SD, key = (p.n * pr->c + p.c) * OD + od;
+        if (bd->b.tag[sl] != key) {
+            pg_nchw_slab_divide(pr, bd, axd, axh, p.n, p.c, od, sl, dt);
+            bd->b.tag[sl] = key;
+        }
+        const int64_t base = sl * OH * len;
+        for (int e = 0; e < nh; e++, T++) {
+            toff[T] = base + hoh[e] * len;
+            tmask[T] = hm[e];
+        }
     }
     *nterms = T;
     return R;
@@ -450,6 +574,12 @@ PG_AI void nchw_block_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_c
     int64_t tag[PG_BSLOTS];
     pg_nchw_band band = { .b = { .q = qc, .tag = tag, .SD = conf->band_sd, .SH = conf->band_sh, .len = conf->band_len },
                           .fwt = fwt, .go_end = banded ? pg_go_end(pr, es) : NULL };
+    const bool slabs = banded && conf->band_slabs;
+    pg_hsched hs;
+    uint16_t foh[PG_TMAX];
+    uint8_t fm[PG_TMAX];
+    if (slabs)
+        pg_hsched_init(&hs, axh, pr, conf);
     for (int64_t wb = 0; wb < IW; wb += conf->w_block) {
         const int64_t we = pg_min(IW, wb + conf->w_block);
         const int nch = pg_build_chunks(pr, wb, we, ch);
@@ -466,7 +596,8 @@ PG_AI void nchw_block_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_c
         pg_pos p = pg_pos_of(begin, IH, ID, C);
         for (int64_t row = begin; row < end;) {
             int T;
-            const int R = pg_nchw_block(pr, conf, axd, axh, p, end - row, banded ? &band : NULL, toff, tmask, &T, dt);
+            const int R = slabs ? pg_nchw_slab_block(pr, conf, axd, axh, &hs, p, end - row, &band, foh, fm, toff, tmask, &T, dt)
+                                : pg_nchw_block(pr, conf, axd, axh, p, end - row, banded ? &band : NULL, toff, tmask, &T, dt);
             char *dst[PG_RB];
             for (int r = 0; r < R; r++)
                 dst[r] = pr->gi + (p.n * gs[PG_N] + p.c * gs[PG_C] + p.d * gs[PG_D] + (p.h + r) * gs[PG_H] + wb) * es;
@@ -477,8 +608,8 @@ PG_AI void nchw_block_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_c
     }
 }
 
-_Static_assert(PG_BQ * 4 + PG_BL * 4 + PG_BSLOTS * 8 + PG_WCH * sizeof(pg_wchunk) + PG_TMAX * (8 + 4) +
-                   2 * sizeof(pg_axis) < PG_STACK_BUDGET,
+_Static_assert(PG_BQ * 4 + PG_BL * 4 + PG_BSLOTS * 8 + PG_WCH * sizeof(pg_wchunk) + PG_TMAX * (8 + 4 + 3) +
+                   sizeof(pg_hsched) + 2 * sizeof(pg_axis) < PG_STACK_BUDGET,
                "_nchw_b run: stack buffers over the budget");
 _Static_assert(PG_WCH * (sizeof(pg_wchunk) + sizeof(vf) + sizeof(vsel_keep) + VL * 4) + PG_TMAX * (8 + 4) +
                    2 * sizeof(pg_axis) < PG_STACK_BUDGET,

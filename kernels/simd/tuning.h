@@ -69,6 +69,13 @@
 #define PG_BL 1024
 #define PG_BSLOTS 512
 
+/* _nchw_b with whole od slabs in the band: the oh rows and row masks of the row blocks at multiples of
+ * row_block, computed once per run call (a plane's rows all share them). Units: row blocks, entries
+ * (one oh row of one block each). Bound: stack; taller planes compute each block's rows as they go.
+ * Origin: set with the slab schedule, sized for planes of up to 128 blocks. */
+#define PG_HSB 128
+#define PG_HSE 768
+
 /* ---- channels-last kinds (_nhwc, _nhwc_b, _nhwc_q) */
 
 /* Vectors per channel block (accumulators in registers). Unit: vectors of VL channels. Bound:
@@ -96,6 +103,7 @@
 /* ---- buffer checks (sizes independent of the vector width; the templates check the rest) */
 _Static_assert(PG_JMAX >= 3, "the _nchw chunk loop unrolls windows 0..2 on precomputed selectors");
 _Static_assert(PG_RB >= 1 && PG_RB <= 32, "row masks of a block are unsigned bit sets");
+_Static_assert(PG_RB <= 8, "the slab schedule keeps row masks in 8 bits");
 _Static_assert(PG_BL <= PG_BQ, "a _nchw_b band row must fit the band");
 _Static_assert(PG_BSLOTS * 8 + PG_BQ * 4 + PG_BL * 4 <= PG_STACK_BUDGET / 2, "_nchw_b band buffers");
 _Static_assert(PG_CBQ * 4 + PG_CBS * 8 <= PG_STACK_BUDGET / 2, "_nhwc_b band buffers");

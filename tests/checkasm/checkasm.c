@@ -357,6 +357,33 @@ static void part_random(int sd, poolgrad_dtype dt, int default_cases)
     }
 }
 
+/* A fixed problem (gradInput and gradOutput in layout lay, random values with specials) checked on every
+ * kernel in scope. */
+static void check_fixed_case(pgt_rng *r, const poolgrad_params *pa, int rank, const int64_t *shape, int lay,
+                             poolgrad_dtype dt, const char *desc)
+{
+    tcase tc;
+    memset(&tc, 0, sizeof tc);
+    int64_t oshape[POOLGRAD_MAX_RANK];
+    CA_ASSERT(poolgrad_output_shape(pa, rank, shape, oshape) == POOLGRAD_OK, "output shape of %s", desc);
+    tc.pa = *pa;
+    tc.rank = rank;
+    make_view(r, &tc.gi, dt, rank, pa->spatial_dims, shape, lay, false);
+    make_view(r, &tc.go, dt, rank, pa->spatial_dims, oshape, lay, false);
+    tc.ref = tc.gi;
+    tc.ref.buf = pgt_alloc(dt, tc.gi.buf.numel);
+    tc.ref.t.storage = tc.ref.buf.data;
+    for (int64_t i = 0; i < tc.go.buf.numel; i++)
+        pgt_store(dt, tc.go.buf.data, i, pgt_value(r, true));
+    CA_ASSERT(poolgrad_plan_create(&tc.pa, &tc.go.t, &tc.gi.t, &tc.plan) == POOLGRAD_OK, "plan_create of %s", desc);
+    tc.ref_problem = tc.plan->problem;
+    tc.ref_problem.gi = (char *)tc.ref.buf.data + tc.gi.t.offset * (int64_t)tc.gi.buf.es;
+    snprintf(tc.desc, sizeof tc.desc, "%s %s %s", desc, layout_names[lay], dtype_name(dt));
+    poolgrad_reference(&tc.ref_problem);
+    check_kernels(r, &tc);
+    free_case(&tc);
+}
+
 /* Targeted shapes: vector-width neighbours along C and W, with and without overlap. */
 static void part_vector_widths(void)
 {
@@ -369,8 +396,6 @@ static void part_vector_widths(void)
                 if ((layout == 0 && family_is("nhwc")) || (layout == 1 && family_is("nchw")))
                     continue;
                 for (int dt = 0; dt < 3; dt++) {
-                    tcase tc;
-                    memset(&tc, 0, sizeof tc);
                     poolgrad_params pa = pgt_params(2, ks[ki][0], ks[ki][1], ks[ki][0] / 2, (si & 1), (ki & 1), 0);
                     int64_t shape[4] = { 1, layout ? sizes[si] : 2, 5, layout ? 6 : sizes[si] };
                     if (global_only()) { /* one window over H x W */
@@ -380,28 +405,51 @@ static void part_vector_widths(void)
                         pa.stride[1] = pa.kernel[1];
                         pa.padding[0] = pa.padding[1] = 0;
                     }
-                    int64_t oshape[4];
-                    CA_ASSERT(poolgrad_output_shape(&pa, 4, shape, oshape) == POOLGRAD_OK, "output shape");
-                    tc.pa = pa;
-                    tc.rank = 4;
-                    const int lay = layout ? LAYOUT_CHANNELS_LAST : LAYOUT_ROWMAJOR;
-                    make_view(&r, &tc.gi, (poolgrad_dtype)dt, 4, 2, shape, lay, false);
-                    make_view(&r, &tc.go, (poolgrad_dtype)dt, 4, 2, oshape, lay, false);
-                    tc.ref = tc.gi;
-                    tc.ref.buf = pgt_alloc((poolgrad_dtype)dt, tc.gi.buf.numel);
-                    tc.ref.t.storage = tc.ref.buf.data;
-                    for (int64_t i = 0; i < tc.go.buf.numel; i++)
-                        pgt_store((poolgrad_dtype)dt, tc.go.buf.data, i, pgt_value(&r, true));
-                    CA_ASSERT(poolgrad_plan_create(&tc.pa, &tc.go.t, &tc.gi.t, &tc.plan) == POOLGRAD_OK, "plan_create");
-                    tc.ref_problem = tc.plan->problem;
-                    tc.ref_problem.gi = (char *)tc.ref.buf.data + tc.gi.t.offset * (int64_t)tc.gi.buf.es;
-                    snprintf(tc.desc, sizeof tc.desc, "vector widths: size %lld k %lld s %lld %s %s", (long long)sizes[si],
-                             (long long)pa.kernel[1], (long long)pa.stride[1], layout_names[lay], dtype_name((poolgrad_dtype)dt));
-                    poolgrad_reference(&tc.ref_problem);
-                    check_kernels(&r, &tc);
-                    free_case(&tc);
+                    char desc[96];
+                    snprintf(desc, sizeof desc, "vector widths: size %lld k %lld s %lld", (long long)sizes[si],
+                             (long long)pa.kernel[1], (long long)pa.stride[1]);
+                    check_fixed_case(&r, &pa, 4, shape, layout ? LAYOUT_CHANNELS_LAST : LAYOUT_ROWMAJOR,
+                                     (poolgrad_dtype)dt, desc);
                 }
             }
+}
+
+/*
+ * The two band modes of _nchw_b, each reached on purpose (the test fails if configure() no longer picks
+ * the mode): whole od slabs on a plane taller than the per-call row-block schedule (its last blocks are
+ * planned as the walk reaches them), and per-row tags when the slabs do not fit (3D, k3 s1).
+ */
+static void part_band_modes(void)
+{
+    if (!family_is("nchw_b"))
+        return;
+    pgt_rng r = rng_for("band_modes");
+    static const struct { int sd; int64_t shape[5]; int64_t k, s, p; bool slabs; const char *desc; } cases[] = {
+        { 2, { 1, 2, 1100, 9 }, 13, 13, 0, true, "band of whole od slabs, 1100 rows" },
+        { 3, { 1, 2, 4, 60, 40 }, 3, 1, 1, false, "band of tagged rows, 3D k3 s1" },
+    };
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
+        for (int dt = 0; dt < 3; dt++) {
+            const int sd = cases[ci].sd, rank = sd + 2;
+            poolgrad_params pa = pgt_params(sd, cases[ci].k, cases[ci].s, cases[ci].p, false, true, 0);
+            poolgrad_plan *plan = NULL;
+            view go, gi;
+            int64_t oshape[5];
+            CA_ASSERT(poolgrad_output_shape(&pa, rank, cases[ci].shape, oshape) == POOLGRAD_OK, "output shape");
+            make_view(&r, &gi, (poolgrad_dtype)dt, rank, sd, cases[ci].shape, LAYOUT_ROWMAJOR, false);
+            make_view(&r, &go, (poolgrad_dtype)dt, rank, sd, oshape, LAYOUT_ROWMAJOR, false);
+            CA_ASSERT(poolgrad_plan_create(&pa, &go.t, &gi.t, &plan) == POOLGRAD_OK, "plan_create");
+            for (size_t i = 0; i < NKERNELS; i++) {
+                poolgrad_kernel_conf conf;
+                if (in_scope(all_kernels[i]) && cpu_runs(all_kernels[i]) && all_kernels[i]->configure(&plan->problem, &conf))
+                    CA_EXPECT(conf.band_slabs == cases[ci].slabs, "%s: %s configured %s", cases[ci].desc,
+                              all_kernels[i]->name, conf.band_slabs ? "whole od slabs" : "tagged rows");
+            }
+            poolgrad_plan_destroy(plan);
+            pgt_free(&go.buf);
+            pgt_free(&gi.buf);
+            check_fixed_case(&r, &pa, rank, cases[ci].shape, LAYOUT_ROWMAJOR, (poolgrad_dtype)dt, cases[ci].desc);
+        }
 }
 
 /* Special values: every element a special, f16 overflow sums, subnormal quotients, NaN payloads; the
@@ -534,6 +582,7 @@ static void run_family(const char *family)
         random_cases += ca_cases(random_parts[i].cases);
     }
     part_vector_widths();
+    part_band_modes();
     part_special_values(400);
     part_empty_grad_output();
     part_conversions_exhaustive();
