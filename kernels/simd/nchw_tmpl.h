@@ -318,6 +318,8 @@ typedef struct pg_nchw_band {
     int64_t owlo, owhi;
     const float *fwt; /* W factors of columns owlo .. */
     const char *go_end;
+    const char *pf_g;       /* slab mode: the next slab's gradOutput (column owlo), NULL when prefetched */
+    int64_t pf_oh, pf_rows; /* its next row to prefetch; rows per row block */
 } pg_nchw_band;
 
 /* the band row of window row (od, oh) of plane (n, c), divided in on a miss: its offset in the band */
@@ -457,6 +459,43 @@ PG_AI void pg_nchw_slab_divide(const poolgrad_problem *pr, pg_nchw_band *bd, con
 }
 
 /*
+ * The gradOutput rows of the slab divided after (n, c, od) are prefetched a few per row block (od + 1,
+ * or the next plane's first slab): by the next division they are in cache, and the prefetches overlap
+ * the blocks' arithmetic instead of queueing behind each other. pg_nchw_slab_prefetch_from names the
+ * slab, pg_nchw_slab_prefetch_step issues the next rows.
+ */
+PG_AI void pg_nchw_slab_prefetch_from(const poolgrad_problem *pr, pg_nchw_band *bd, int64_t n, int64_t c, int64_t od,
+                                      poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t *os = pr->go_stride;
+    bd->pf_g = NULL;
+    if (!pg_unit(pr->out[2], os[PG_W]))
+        return;
+    if (++od == pr->out[0]) {
+        od = 0;
+        if (++c == pr->c) {
+            c = 0;
+            if (++n == pr->n)
+                return;
+        }
+    }
+    bd->pf_g = pr->go + (n * os[PG_N] + c * os[PG_C] + od * os[PG_D] + bd->owlo) * es;
+    bd->pf_oh = 0;
+}
+
+PG_AI void pg_nchw_slab_prefetch_step(const poolgrad_problem *pr, pg_nchw_band *bd, poolgrad_dtype dt)
+{
+    if (!bd->pf_g)
+        return;
+    const int64_t es = pg_es(dt), e = pg_min(pr->out[1], bd->pf_oh + bd->pf_rows);
+    for (; bd->pf_oh < e; bd->pf_oh++)
+        pg_prefetch_range(bd->pf_g + bd->pf_oh * pr->go_stride[PG_H] * es, (bd->owhi - bd->owlo) * es);
+    if (bd->pf_oh == pr->out[1])
+        bd->pf_g = NULL;
+}
+
+/*
  * The slab-mode row-block planner: like pg_nchw_block (same blocks where the schedule has them, and the
  * same window rows in the same order), with the block's oh rows from the schedule and its od slabs
  * divided on a miss.
@@ -491,6 +530,7 @@ PG_AI int pg_nchw_slab_block(const poolgrad_problem *pr, const poolgrad_kernel_c
         const int64_t sl = od % SD, key = (p.n * pr->c + p.c) * OD + od;
         if (bd->b.tag[sl] != key) {
             pg_nchw_slab_divide(pr, bd, axd, axh, p.n, p.c, od, sl, dt);
+            pg_nchw_slab_prefetch_from(pr, bd, p.n, p.c, od, dt);
             bd->b.tag[sl] = key;
         }
         const int64_t base = sl * OH * len;
@@ -499,6 +539,7 @@ PG_AI int pg_nchw_slab_block(const poolgrad_problem *pr, const poolgrad_kernel_c
             tmask[T] = hm[e];
         }
     }
+    pg_nchw_slab_prefetch_step(pr, bd, dt);
     *nterms = T;
     return R;
 }
@@ -578,8 +619,10 @@ PG_AI void nchw_block_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_c
     pg_hsched hs;
     uint16_t foh[PG_TMAX];
     uint8_t fm[PG_TMAX];
-    if (slabs)
+    if (slabs) {
         pg_hsched_init(&hs, axh, pr, conf);
+        band.pf_rows = pg_ceil_div(pr->out[1] * conf->row_block, pg_max(IH, 1)) + 1; /* a slab per plane's rows */
+    }
     for (int64_t wb = 0; wb < IW; wb += conf->w_block) {
         const int64_t we = pg_min(IW, wb + conf->w_block);
         const int nch = pg_build_chunks(pr, wb, we, ch);
