@@ -164,6 +164,8 @@ typedef struct poolgrad_vec_exact {
     void (*narrow)(poolgrad_dtype dt, const float *src, uint16_t *dst, int64_t n); /* result stores */
     /* q = x / d (recip false) or x * r (recip true) */
     void (*quotients)(const float *x, float *q, int64_t n, float d, float r, bool recip);
+    /* the reciprocal the kernels multiply by when every divisor is + or - 2^j (pg_recip_pow2) */
+    float (*recip_pow2)(int64_t f);
 } poolgrad_vec_exact;
 
 /* The scalar golden reference over rows [begin, end) of N*C*ID*IH rows. */

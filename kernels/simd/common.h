@@ -34,7 +34,20 @@ static inline int64_t pg_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b
  * rounded once, the same bits as the IEEE division for every x (subnormal results, zeros, infinities
  * and NaNs included), at the cost of a multiplication instead of a division.
  */
-PG_AI float pg_dfac(const poolgrad_problem *pr, int64_t f) { return pr->divisors_pow2 ? 1.0f / (float)f : (float)f; }
+/* 1 / f, exact for f = + or - 2^j (j <= 62) and built from its bits: the row walks take reciprocals
+ * per window row or term, where a scalar division would cost more than the multiplication saves. */
+PG_AI float pg_recip_pow2(int64_t f)
+{
+    const uint64_t a = f < 0 ? 0u - (uint64_t)f : (uint64_t)f;
+    if (!poolgrad_is_pow2(a) || a > ((uint64_t)1 << 62))
+        return 1.0f / (float)f;
+    union {
+        uint32_t u;
+        float x;
+    } r = { .u = (uint32_t)(127 - __builtin_ctzll(a)) << 23 | (f < 0 ? 0x80000000u : 0u) };
+    return r.x;
+}
+PG_AI float pg_dfac(const poolgrad_problem *pr, int64_t f) { return pr->divisors_pow2 ? pg_recip_pow2(f) : (float)f; }
 PG_AI vf pg_quot(const poolgrad_problem *pr, vf x, vf d) { return pr->divisors_pow2 ? vf_mul(x, d) : vf_div(x, d); }
 PG_AI float pg_quot1(const poolgrad_problem *pr, float x, float d) { return pr->divisors_pow2 ? x * d : x / d; }
 

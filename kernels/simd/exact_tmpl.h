@@ -2,8 +2,8 @@
  * Template: the operations of one ISA's vector layer whose bits the exactness argument rests on, as array
  * functions for exhaustive tests (checkasm's "conversions" and "pow2_reciprocals"): the f16/bf16
  * conversions, compared with convert.h (exactly the code the kernels run: pg_ld for gradOutput loads,
- * pg_st for result stores), and the quotient pg_quot computes either way, a division or a multiplication
- * by the reciprocal. Included once per ISA translation unit by kernels_tmpl.h.
+ * pg_st for result stores), the quotient pg_quot computes either way, a division or a multiplication
+ * by the reciprocal, and that reciprocal (pg_recip_pow2). Included once per ISA translation unit by kernels_tmpl.h.
  * Defines: const poolgrad_vec_exact PG_KSYM(exact).
  */
 #ifndef PG_KSYM
@@ -36,6 +36,8 @@ static void vec_quotients(const float *x, float *q, int64_t n, float d, float r,
         vf_storeu(q + i, recip ? vf_mul(vf_loadu(x + i), vr) : vf_div(vf_loadu(x + i), vd));
 }
 
+static float vec_recip_pow2(int64_t f) { return pg_recip_pow2(f); }
+
 const poolgrad_vec_exact PG_KSYM(exact) = {
     .isa = PG_ISA,
 #if defined(PG_HW_F16)
@@ -46,4 +48,5 @@ const poolgrad_vec_exact PG_KSYM(exact) = {
     .widen_f16 = vec_widen_f16,
     .narrow = vec_narrow,
     .quotients = vec_quotients,
+    .recip_pow2 = vec_recip_pow2,
 };

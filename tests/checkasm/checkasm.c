@@ -716,7 +716,8 @@ static void test_conversions(void)
 /*
  * The kernels multiply by 1/d instead of dividing by d when every divisor is + or - 2^j (pg_quot): the
  * same bits for every x because 1/d is exact and both operations round the same real number once. Shown
- * here on each ISA's vector mul and div: every f32 x (all 2^32, also NaNs, infinities, zeros, subnormal
+ * here: each ISA's reciprocal (pg_recip_pow2, built from the bits) is 1.0f / d for every +-2^j, j <= 62;
+ * then on each ISA's vector mul and div: every f32 x (all 2^32, also NaNs, infinities, zeros, subnormal
  * quotients) for the divisor 4 (2x2 windows), every 61st block of 2^16 for the others (times
  * POOLGRAD_EXHAUSTIVE_STEP). NaN quotients only need to be NaN (results are stored canonical).
  */
@@ -729,8 +730,16 @@ static void test_pow2_reciprocals(void)
     const poolgrad_vec_exact *cv[8];
     const int ncv = exact_isas(cv);
     long long checked = 0;
+    for (int c = 0; c < ncv; c++) /* the kernels' reciprocal (from the bits) is 1 / d for every d = +-2^j */
+        for (int j = 0; j <= 62; j++)
+            for (int sign = 1; sign >= -1; sign -= 2) {
+                const int64_t f = sign * ((int64_t)1 << j);
+                const float want = 1.0f / (float)f, got = cv[c]->recip_pow2(f);
+                CA_ASSERT(poolgrad_f32_bits(got) == poolgrad_f32_bits(want), "%s: reciprocal of %lld is 0x%08x, 1/d is 0x%08x",
+                          poolgrad_isa_name(cv[c]->isa), (long long)f, poolgrad_f32_bits(got), poolgrad_f32_bits(want));
+            }
     for (size_t di = 0; di < sizeof divisors / sizeof divisors[0]; di++) {
-        const float d = (float)divisors[di], r = 1.0f / d;
+        const float d = (float)divisors[di], r = ncv ? cv[0]->recip_pow2((int64_t)divisors[di]) : 1.0f / d;
         const long dstep = step * (di == 0 ? 1 : 61);
         for (long blk = 0; blk < B; blk += dstep) {
             for (int64_t i = 0; i < B; i++)
