@@ -3,7 +3,8 @@
  * all on the stack.
  *   pg_axis    per axis: the covering-window range of every input index and the divisor factor of
  *              every window (axes longer than PG_AXMAX compute them on the fly); the H ranges of a
- *              block of consecutive rows and their union (pg_block_h_ranges)
+ *              block of consecutive rows and their union (pg_block_h_ranges), and the block rows one window
+ *              row covers (pg_block_row_mask)
  *   pg_wchunk  per W chunk of VL gradInput lanes: each lane's first window and window count, for the
  *              masked picks of the W-vectorized kinds (vlanes_load)
  */
@@ -77,6 +78,16 @@ PG_AI void pg_block_h_ranges(const pg_axis *axh, const poolgrad_problem *pr, int
     }
     *u0 = lo;
     *u1 = hi;
+}
+
+/* The block rows (bit r: row h + r) whose H windows [ob[r], oe[r]) include window row o. */
+PG_AI unsigned pg_block_row_mask(const int64_t *ob, const int64_t *oe, int R, int64_t o)
+{
+    unsigned m = 0;
+    for (int r = 0; r < R; r++)
+        if (o >= ob[r] && o < oe[r])
+            m |= 1u << r;
+    return m;
 }
 
 /* ---- W chunks */

@@ -367,10 +367,7 @@ PG_AI int pg_nchw_block(const poolgrad_problem *pr, const poolgrad_kernel_conf *
         }
         for (int64_t od = od0; od < od1; od++)
             for (int64_t oh = u0; oh < u1; oh++) {
-                unsigned m = 0;
-                for (int r = 0; r < R; r++)
-                    if (oh >= ob[r] && oh < oe[r])
-                        m |= 1u << r;
+                const unsigned m = pg_block_row_mask(ob, oe, R, oh);
                 if (!m)
                     continue;
                 toff[T] = bd ? pg_nchw_band_row(pr, bd, p.n, p.c, od, oh, dt)
@@ -412,10 +409,7 @@ PG_AI int pg_hblock_rows(const pg_axis *axh, const poolgrad_problem *pr, int64_t
     pg_block_h_ranges(axh, pr, h, R, ob, oe, &u0, &u1);
     int n = 0;
     for (int64_t o = u0; o < u1; o++) {
-        unsigned mm = 0;
-        for (int r = 0; r < R; r++)
-            if (o >= ob[r] && o < oe[r])
-                mm |= 1u << r;
+        const unsigned mm = pg_block_row_mask(ob, oe, R, o);
         if (!mm)
             continue;
         if (n == cap)

@@ -357,29 +357,36 @@ static void part_random(int sd, poolgrad_dtype dt, int default_cases)
     }
 }
 
-/* A fixed problem (gradInput and gradOutput in layout lay, random values with specials) checked on every
- * kernel in scope. */
+/* A fixed problem (gradInput and gradOutput in layout lay, random values with specials) with its plan
+ * and reference result, in tc (free_case releases it). */
+static void make_fixed_case(pgt_rng *r, tcase *tc, const poolgrad_params *pa, int rank, const int64_t *shape, int lay,
+                            poolgrad_dtype dt, const char *desc)
+{
+    memset(tc, 0, sizeof *tc);
+    int64_t oshape[POOLGRAD_MAX_RANK];
+    CA_ASSERT(poolgrad_output_shape(pa, rank, shape, oshape) == POOLGRAD_OK, "output shape of %s", desc);
+    tc->pa = *pa;
+    tc->rank = rank;
+    make_view(r, &tc->gi, dt, rank, pa->spatial_dims, shape, lay, false);
+    make_view(r, &tc->go, dt, rank, pa->spatial_dims, oshape, lay, false);
+    tc->ref = tc->gi;
+    tc->ref.buf = pgt_alloc(dt, tc->gi.buf.numel);
+    tc->ref.t.storage = tc->ref.buf.data;
+    for (int64_t i = 0; i < tc->go.buf.numel; i++)
+        pgt_store(dt, tc->go.buf.data, i, pgt_value(r, true));
+    CA_ASSERT(poolgrad_plan_create(&tc->pa, &tc->go.t, &tc->gi.t, &tc->plan) == POOLGRAD_OK, "plan_create of %s", desc);
+    tc->ref_problem = tc->plan->problem;
+    tc->ref_problem.gi = (char *)tc->ref.buf.data + tc->gi.t.offset * (int64_t)tc->gi.buf.es;
+    snprintf(tc->desc, sizeof tc->desc, "%s %s %s", desc, layout_names[lay], dtype_name(dt));
+    poolgrad_reference(&tc->ref_problem);
+}
+
+/* The fixed problem checked on every kernel in scope. */
 static void check_fixed_case(pgt_rng *r, const poolgrad_params *pa, int rank, const int64_t *shape, int lay,
                              poolgrad_dtype dt, const char *desc)
 {
     tcase tc;
-    memset(&tc, 0, sizeof tc);
-    int64_t oshape[POOLGRAD_MAX_RANK];
-    CA_ASSERT(poolgrad_output_shape(pa, rank, shape, oshape) == POOLGRAD_OK, "output shape of %s", desc);
-    tc.pa = *pa;
-    tc.rank = rank;
-    make_view(r, &tc.gi, dt, rank, pa->spatial_dims, shape, lay, false);
-    make_view(r, &tc.go, dt, rank, pa->spatial_dims, oshape, lay, false);
-    tc.ref = tc.gi;
-    tc.ref.buf = pgt_alloc(dt, tc.gi.buf.numel);
-    tc.ref.t.storage = tc.ref.buf.data;
-    for (int64_t i = 0; i < tc.go.buf.numel; i++)
-        pgt_store(dt, tc.go.buf.data, i, pgt_value(r, true));
-    CA_ASSERT(poolgrad_plan_create(&tc.pa, &tc.go.t, &tc.gi.t, &tc.plan) == POOLGRAD_OK, "plan_create of %s", desc);
-    tc.ref_problem = tc.plan->problem;
-    tc.ref_problem.gi = (char *)tc.ref.buf.data + tc.gi.t.offset * (int64_t)tc.gi.buf.es;
-    snprintf(tc.desc, sizeof tc.desc, "%s %s %s", desc, layout_names[lay], dtype_name(dt));
-    poolgrad_reference(&tc.ref_problem);
+    make_fixed_case(r, &tc, pa, rank, shape, lay, dt, desc);
     check_kernels(r, &tc);
     free_case(&tc);
 }
@@ -432,23 +439,16 @@ static void part_band_modes(void)
         for (int dt = 0; dt < 3; dt++) {
             const int sd = cases[ci].sd, rank = sd + 2;
             poolgrad_params pa = pgt_params(sd, cases[ci].k, cases[ci].s, cases[ci].p, false, true, 0);
-            poolgrad_plan *plan = NULL;
-            view go, gi;
-            int64_t oshape[5];
-            CA_ASSERT(poolgrad_output_shape(&pa, rank, cases[ci].shape, oshape) == POOLGRAD_OK, "output shape");
-            make_view(&r, &gi, (poolgrad_dtype)dt, rank, sd, cases[ci].shape, LAYOUT_ROWMAJOR, false);
-            make_view(&r, &go, (poolgrad_dtype)dt, rank, sd, oshape, LAYOUT_ROWMAJOR, false);
-            CA_ASSERT(poolgrad_plan_create(&pa, &go.t, &gi.t, &plan) == POOLGRAD_OK, "plan_create");
+            tcase tc;
+            make_fixed_case(&r, &tc, &pa, rank, cases[ci].shape, LAYOUT_ROWMAJOR, (poolgrad_dtype)dt, cases[ci].desc);
             for (size_t i = 0; i < NKERNELS; i++) {
                 poolgrad_kernel_conf conf;
-                if (in_scope(all_kernels[i]) && cpu_runs(all_kernels[i]) && all_kernels[i]->configure(&plan->problem, &conf))
+                if (in_scope(all_kernels[i]) && cpu_runs(all_kernels[i]) && all_kernels[i]->configure(&tc.plan->problem, &conf))
                     CA_EXPECT(conf.band_slabs == cases[ci].slabs, "%s: %s configured %s", cases[ci].desc,
                               all_kernels[i]->name, conf.band_slabs ? "whole od slabs" : "tagged rows");
             }
-            poolgrad_plan_destroy(plan);
-            pgt_free(&go.buf);
-            pgt_free(&gi.buf);
-            check_fixed_case(&r, &pa, rank, cases[ci].shape, LAYOUT_ROWMAJOR, (poolgrad_dtype)dt, cases[ci].desc);
+            check_kernels(&r, &tc);
+            free_case(&tc);
         }
 }
 
