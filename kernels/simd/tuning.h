@@ -72,9 +72,10 @@
 /* _nchw_b with whole od slabs in the band: the oh rows and row masks of the row blocks at multiples of
  * row_block, computed once per run call (a plane's rows all share them). Units: row blocks, entries
  * (one oh row of one block each). Bound: stack; taller planes compute each block's rows as they go.
- * Origin: set with the slab schedule, sized for planes of up to 128 blocks. */
-#define PG_HSB 128
-#define PG_HSE 768
+ * Origin: set with the slab schedule: 64 blocks (256 rows at PG_RB 4) and 256 entries cover the
+ * standard suite's planes and leave the -Dportable AVX-512 build (larger frames) under the stack budget. */
+#define PG_HSB 64
+#define PG_HSE 256
 
 /* ---- channels-last kinds (_nhwc, _nhwc_b, _nhwc_q) */
 
