@@ -131,8 +131,10 @@ typedef struct poolgrad_kernel_conf {
     int64_t band_sh;       /* banded kinds: band slots along oh (>= the oh rows of one row block) */
     int64_t band_len;      /* banded kinds: floats per slot (_nchw_b: a W block's q row; _nhwc_b: OW x channel block) */
     bool band_slabs;       /* _nchw_b: the band holds every oh row of band_sd od slabs (band_sh == OH), divided a slab
-                            * at a time, and the run reuses each row block's oh rows from a per-call schedule */
+                            * at a time, and the run reuses each row block's oh rows from a per-call schedule;
+                            * _nchw_s1: one tile holds every row (tile_h == IH) */
     int64_t channel_block; /* _nhwc_b: channels per band block, a multiple of the vector length */
+    int64_t tile_h;        /* _nchw_s1: gradInput rows along H per tile (the band holds the tile's oh rows) */
 } poolgrad_kernel_conf;
 
 /*

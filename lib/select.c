@@ -67,6 +67,8 @@ static const struct kind_rule {
     { "global", "one window covering the whole input (or an empty gradOutput), gradInput contiguous along W or C", NULL, NULL },
     { "nchw", "gradInput rows contiguous along W, gradOutput contiguous along W, divisors exact in float, "
               "a lane's windows within two vectors", "one window row per gradInput row (k <= s on D and H)", nchw_prefers },
+    { "nchw_s1", "gradInput rows contiguous along W, stride 1 and k <= 16 along W, divisors exact in float, "
+                 "the oh rows of a tile of rows, for the od slabs in use and a W block of one vector or more, fit the stack band", NULL, NULL },
     { "nchw_b", "gradInput rows contiguous along W, divisors exact in float, a row block's q rows fit the stack band", NULL, NULL },
     { "nchw_q", "gradInput rows contiguous along W, divisors exact in float", NULL, NULL },
     { "nhwc", "gradInput and gradOutput contiguous along C", "at most 8 terms per element in f32, 1 in f16/bf16", nhwc_prefers },
@@ -119,6 +121,8 @@ static void describe_conf(const poolgrad_kernel *k, const poolgrad_kernel_conf *
         fprintf(stderr, ", W blocks of %lld columns", (long long)c->w_block);
     if (c->row_block)
         fprintf(stderr, ", row blocks of <= %lld rows", (long long)c->row_block);
+    if (c->tile_h)
+        fprintf(stderr, ", tiles of %lld rows along H", (long long)c->tile_h);
     if (c->channel_block)
         fprintf(stderr, ", channel blocks of %lld", (long long)c->channel_block);
     if (c->band_len)

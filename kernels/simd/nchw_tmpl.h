@@ -335,7 +335,7 @@ PG_AI int64_t pg_nchw_band_row(const poolgrad_problem *pr, pg_nchw_band *bd, int
         const int64_t fdh = pr->divisor_override != 0 ? 1 : pg_factor(pr, 0, od) * pg_factor(pr, 1, oh);
         /* lanes past OW (full loads that stay inside the view, or the zeroed slack) are never picked */
         pg_q_divide(pr, PG_QW, g, bd->owlo, bd->owhi, fdh, bd->fwt, NULL, bd->go_end, bd->b.q + sl * bd->b.len, 0,
-                    true, dt);
+                    PG_QD_BAND, dt);
     }
     return sl * bd->b.len; /* column ow lives at ow - owlo */
 }
@@ -449,7 +449,7 @@ PG_AI void pg_nchw_slab_divide(const poolgrad_problem *pr, pg_nchw_band *bd, con
     float *q = bd->b.q + sl * OH * bd->b.len;
     for (int64_t oh = 0; oh < OH; oh++)
         pg_q_divide(pr, PG_QW, g + oh * os[PG_H] * es, bd->owlo, bd->owhi, ovr ? 1 : fd * pg_axis_factor(axh, pr, oh),
-                    bd->fwt, NULL, bd->go_end, q + oh * bd->b.len, 0, true, dt);
+                    bd->fwt, NULL, bd->go_end, q + oh * bd->b.len, 0, PG_QD_BAND, dt);
 }
 
 /*

@@ -168,7 +168,7 @@ PG_AI int nhwc_terms(const poolgrad_problem *pr, const pg_axis *axd, const pg_ax
                     const char *g = pr->go + (p.n * os[PG_N] + od * os[PG_D] + oh * os[PG_H] + bd->cb0 * os[PG_C]) * es;
                     const int64_t fdh = ovr ? 1 : fd * pg_axis_factor(axh, pr, oh);
                     pg_q_divide(pr, PG_QC, g, 0, bd->cbn, fdh, NULL, bd->axw, NULL, bd->b.q + sl * bd->b.len, bd->Cb,
-                                true, dt);
+                                PG_QD_BAND, dt);
                 }
                 tbase[T] = sl * bd->b.len - bd->cb0;
             } else if (use_q) {

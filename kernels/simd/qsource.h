@@ -23,13 +23,18 @@
  *          exact float factors, exact by pg_div_small);
  *   PG_QC: every ow, channels c in [i0, i1) -> q[ow * pitch + c - i0], divisor (float)(fdh * f(ow)) with
  *          f the W factor (from axw, or computed when axw is NULL);
- * or the divisor override. band: q is a stack band with room for whole vectors (full stores; else the
- * tail lanes are stored alone); a PG_QW band also loads whole vectors wherever they end inside the
- * gradOutput view (go_end; the lanes past i1 are never picked), everything else only whole vectors of
- * the range (go_end unused).
+ * or the divisor override. mode:
+ *   PG_QD_EXACT  whole-vector loads and stores only inside the range, tail lanes alone (go_end unused);
+ *   PG_QD_BAND   q is a stack band with room for whole vectors: full stores; PG_QW also loads whole
+ *                vectors wherever they end inside the gradOutput view (go_end; the lanes past i1 are
+ *                never picked);
+ *   PG_QD_KEEP   PG_QW: loads as PG_QD_BAND, stores as PG_QD_EXACT (the floats past i1 keep their value).
  */
+#define PG_QD_EXACT 0
+#define PG_QD_BAND 1
+#define PG_QD_KEEP 2
 PG_AI void pg_q_divide(const poolgrad_problem *pr, int order, const char *g, int64_t i0, int64_t i1, int64_t fdh,
-                       const float *fw, const pg_axis *axw, const char *go_end, float *q, int64_t pitch, bool band,
+                       const float *fw, const pg_axis *axw, const char *go_end, float *q, int64_t pitch, int mode,
                        poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
@@ -46,11 +51,11 @@ PG_AI void pg_q_divide(const poolgrad_problem *pr, int order, const char *g, int
                                       : vf_set1(ovr ? ovf : pg_dfac(pr, fdh * (axw ? pg_axis_factor(axw, pr, u) : pg_factor(pr, 2, u))));
         for (int64_t i = i0; i < i1; i += VL) {
             const int64_t nl = pg_min(VL, i1 - i);
-            const bool full = order == PG_QW && band ? gl + (i + VL) * es <= go_end : nl == VL;
+            const bool full = order == PG_QW && mode != PG_QD_EXACT ? gl + (i + VL) * es <= go_end : nl == VL;
             const vf x = pg_ld_line(gl, i, vstride, unit, full, nl, dt);
             const vf dv = order == PG_QW && !ovr ? vf_mul(dvs, vf_loadu(fw + (i - i0))) : dvs;
             const vf v = pg_quot(pr, x, dv);
-            if (band || nl == VL)
+            if (mode == PG_QD_BAND || nl == VL)
                 vf_storeu(ql + (i - i0), v);
             else
                 pg_st_n((char *)(ql + (i - i0)), v, nl, POOLGRAD_F32);
@@ -103,7 +108,7 @@ PG_AI void pg_q_prepare_dt(const poolgrad_problem *pr, const poolgrad_kernel_con
             const int64_t c = t % item_c, n = t / item_c;
             const char *g = pr->go + (n * os[PG_N] + c * os[PG_C] + od * os[PG_D] + oh * os[PG_H]) * es;
             const int64_t fdh = ovr ? 1 : pg_factor(pr, 0, od) * pg_factor(pr, 1, oh);
-            pg_q_divide(pr, order, g, ib, ie, fdh, fwt, NULL, NULL, qws + r * len + ib, order == PG_QW ? 0 : C, false, dt);
+            pg_q_divide(pr, order, g, ib, ie, fdh, fwt, NULL, NULL, qws + r * len + ib, order == PG_QW ? 0 : C, PG_QD_EXACT, dt);
         }
     }
     if (end == conf->prepare_items)

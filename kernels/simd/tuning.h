@@ -77,6 +77,23 @@
 #define PG_HSB 64
 #define PG_HSE 256
 
+/* _nchw_s1 (stride 1 along W): the band (floats, 32 KiB with the zero row: a tile's oh rows of the od
+ * slabs, small enough to stay in L1D), the widest W kernel it takes (its q rows carry k - 1 extra
+ * columns), od slots, chunks per W block, rows per block, and the shortest tile along H taken before a
+ * narrower W block (more halo columns) is tried. One element's sum is a chain of dependent adds, so
+ * several chains (rows x chunks) hide the add latency. Bound: stack, L1D and registers. Origin: set with
+ * the kernel; its commit reports the speed against _nchw_b. */
+#define PG_S1Q 8192
+#define PG_S1K 16
+#define PG_S1SD 64
+#define PG_S1G 4
+#define PG_S1R 4
+#define PG_S1TH 8
+/* _nchw_s1 accumulators in registers: 16 of the 32 registers at 512 bits, 8 of the 16 elsewhere (blocks
+ * of PG_S1R rows when G x PG_S1R fit, else PG_S1R / 2) */
+#define PG_S1ACC (PG_VEC_LEVEL == 3 ? 16 : 8)
+#define PG_S1RG(G) ((G) * PG_S1R <= PG_S1ACC ? PG_S1R : PG_S1R / 2)
+
 /* ---- channels-last kinds (_nhwc, _nhwc_b, _nhwc_q) */
 
 /* Vectors per channel block (accumulators in registers). Unit: vectors of VL channels. Bound:
@@ -107,6 +124,7 @@ _Static_assert(PG_RB >= 1 && PG_RB <= 32, "row masks of a block are unsigned bit
 _Static_assert(PG_RB <= 8, "the slab schedule keeps row masks in 8 bits");
 _Static_assert(PG_BL <= PG_BQ, "a _nchw_b band row must fit the band");
 _Static_assert(PG_BSLOTS * 8 + PG_BQ * 4 + PG_BL * 4 <= PG_STACK_BUDGET / 2, "_nchw_b band buffers");
+_Static_assert(PG_S1R == 4, "_nchw_s1: the sliding block unrolls the NH + R - 1 = 6 oh rows of NH = 3, R = 4");
 _Static_assert(PG_CBQ * 4 + PG_CBS * 8 <= PG_STACK_BUDGET / 2, "_nhwc_b band buffers");
 _Static_assert(PG_GCB * 4 <= PG_STACK_BUDGET / 2, "global pattern buffer");
 _Static_assert(PG_TMAX * (8 + 8) <= PG_STACK_BUDGET / 4, "window-row tables");

@@ -3,7 +3,7 @@
  * CPU can run is called directly (prepare + run over randomly split work ranges, like poolgrad_execute's
  * chunks) and its whole gradInput storage (values, untouched gaps, guard zones) is compared byte for byte
  * with the scalar reference's. One test per kernel family (the kernel-name suffix after the ISA: global,
- * nchw, nchw_b, nchw_q, nhwc, nhwc_b, nhwc_q) covers that family's kernels of every ISA on problems the
+ * nchw, nchw_s1, nchw_b, nchw_q, nhwc, nhwc_b, nhwc_q) covers that family's kernels of every ISA on problems the
  * family handles: random problems, vector-width neighbours, special values, every f16/bf16 bit pattern,
  * empty gradOutput; a failure names the family and the ISA. Then the public path: the ISA the CPU is
  * detected as (POOLGRAD_EXPECT_ISA), every ISA cap (poolgrad_set_thread_isa_cap) with 1-7 threads.
@@ -27,7 +27,7 @@ static const poolgrad_kernel *const all_kernels[] = { POOLGRAD_FOREACH_KERNEL(PO
 #undef POOLGRAD_KERNEL_ENTRY
 #define NKERNELS (sizeof all_kernels / sizeof all_kernels[0])
 
-static const char *const families[] = { "global", "nchw", "nchw_b", "nchw_q", "nhwc", "nhwc_b", "nhwc_q" };
+static const char *const families[] = { "global", "nchw", "nchw_s1", "nchw_b", "nchw_q", "nhwc", "nhwc_b", "nhwc_q" };
 #define NFAMILIES (sizeof families / sizeof families[0])
 
 static const char *layout_names[] = { "nchw", "nhwc", "nchw-gapped", "nhwc-gapped", "random" };
@@ -452,6 +452,49 @@ static void part_band_modes(void)
         }
 }
 
+/*
+ * The blockings of _nchw_s1, each reached on purpose on every ISA (the test fails if configure() no longer
+ * picks them): tiles along H shorter than the plane (the band holds only a tile's oh rows), every row in
+ * one tile, and several W blocks (halo columns divided twice); sliding blocks (k = 3 along H) and others.
+ */
+static void part_s1_blockings(void)
+{
+    if (!family_is("nchw_s1"))
+        return;
+    pgt_rng r = rng_for("s1_blockings");
+    enum { TILED = 1, ONE_TILE = 2, W_BLOCKS = 4 };
+    static const struct { int sd; int64_t shape[5]; int64_t k, s, p; int expect; const char *desc; } cases[] = {
+        { 3, { 1, 2, 5, 200, 20 }, 3, 1, 1, TILED, "3D k3 s1, tiles along H" },
+        { 2, { 2, 3, 35, 35 }, 3, 1, 1, ONE_TILE, "2D k3 s1, one tile" },
+        { 2, { 1, 2, 9, 300 }, 5, 1, 2, ONE_TILE | W_BLOCKS, "2D k5 s1, W blocks" },
+        { 3, { 1, 1, 5, 200, 150 }, 3, 1, 0, TILED | W_BLOCKS, "3D k3 s1 p0, tiles and W blocks" },
+    };
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
+        for (int dt = 0; dt < 3; dt++) {
+            const int sd = cases[ci].sd, rank = sd + 2;
+            poolgrad_params pa = pgt_params(sd, cases[ci].k, cases[ci].s, cases[ci].p, false, dt != 1, 0);
+            tcase tc;
+            make_fixed_case(&r, &tc, &pa, rank, cases[ci].shape, LAYOUT_ROWMAJOR, (poolgrad_dtype)dt, cases[ci].desc);
+            const poolgrad_problem *pr = &tc.plan->problem;
+            for (size_t i = 0; i < NKERNELS; i++) {
+                poolgrad_kernel_conf conf;
+                if (!in_scope(all_kernels[i]) || !cpu_runs(all_kernels[i]))
+                    continue;
+                const bool ok = all_kernels[i]->configure(pr, &conf);
+                CA_EXPECT(ok, "%s: %s does not take it", cases[ci].desc, all_kernels[i]->name);
+                if (!ok)
+                    continue;
+                /* the tiling exactly; W blocks where expected (narrower vectors may split any row) */
+                const int got = (conf.tile_h < pr->in[1] ? TILED : ONE_TILE) | (conf.w_block < pr->in[2] ? W_BLOCKS : 0);
+                CA_EXPECT((got & ~W_BLOCKS) == (cases[ci].expect & ~W_BLOCKS) && (got & cases[ci].expect) == cases[ci].expect, "%s: %s configured tiles of %lld of %lld rows, W blocks of %lld of %lld",
+                          cases[ci].desc, all_kernels[i]->name, (long long)conf.tile_h, (long long)pr->in[1],
+                          (long long)conf.w_block, (long long)pr->in[2]);
+            }
+            check_kernels(&r, &tc);
+            free_case(&tc);
+        }
+}
+
 /* Special values: every element a special, f16 overflow sums, subnormal quotients, NaN payloads; the
  * reference must store only canonical NaNs (and the kernels equal it byte for byte). */
 static void part_special_values(int default_cases)
@@ -583,6 +626,7 @@ static void run_family(const char *family)
     }
     part_vector_widths();
     part_band_modes();
+    part_s1_blockings();
     part_special_values(400);
     part_empty_grad_output();
     part_conversions_exhaustive();
@@ -612,6 +656,7 @@ static void run_family(const char *family)
 #define FAMILY_TEST(f) static void test_##f(void) { run_family(#f); }
 FAMILY_TEST(global)
 FAMILY_TEST(nchw)
+FAMILY_TEST(nchw_s1)
 FAMILY_TEST(nchw_b)
 FAMILY_TEST(nchw_q)
 FAMILY_TEST(nhwc)
@@ -1127,6 +1172,7 @@ static const ca_test tests[] = {
     { "reference", NULL, test_reference },
     { "global", "global", test_global },
     { "nchw", "nchw", test_nchw },
+    { "nchw_s1", "nchw_s1", test_nchw_s1 },
     { "nchw_b", "nchw_b", test_nchw_b },
     { "nchw_q", "nchw_q", test_nchw_q },
     { "nhwc", "nhwc", test_nhwc },

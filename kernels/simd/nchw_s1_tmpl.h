@@ -1,0 +1,315 @@
+/*
+ * Template: _nchw_s1, the W-vectorized kernel for stride 1 along W. Included once per ISA translation unit
+ * by kernels_tmpl.h, after nchw_tmpl.h (it shares the W-row blocking pg_nchw_conf).
+ *
+ * Template parameters (defined by the including translation unit):
+ *   PG_ISA        the poolgrad_isa the kernel is dispatched as
+ *   PG_ISA_NAME   the kernel name prefix, used through PG_NAME
+ *   PG_KSYM(x)    the symbol of kernel x
+ * Defines: const poolgrad_kernel PG_KSYM(nchw_s1).
+ *
+ * With stride 1 along W the windows covering column w are ow = w + p - k + 1 + j for j = 0 .. k - 1
+ * (those inside [0, OW)), ascending with j. In a q row Q that is zero outside [0, OW), the j-th term of
+ * VL consecutive columns is then one unaligned load at offset j: no lane selection, no per-lane window
+ * tables. An absent window adds +0.0, which is exact (acc is never -0.0). Each gradInput row walks its
+ * window rows (od, oh) in ascending order, so every element gets the reference's terms in its order.
+ *
+ * The band, for one W block (w_block columns, w_block / VL chunks) and one tile of tile_h gradInput rows
+ * along H: the tile's oh rows of band_sd od slabs, slab od in slot od % band_sd with a tag, divided when
+ * a row first needs it; then a zero row. A band row holds band_len floats (whole vectors): columns
+ * lo .. lo + band_len - 1 of gradOutput with lo = wb + p - k + 1, zero outside [0, OW) (the band is zeroed
+ * once per W block and the division writes only the columns inside). Tiles keep the band small enough
+ * for L1D while every slab of the tile is reused by the d planes that need it.
+ * Rows run in blocks of PG_S1R (or PG_S1R / 2) of one (n, c, d) plane, so that rows x chunks accumulators
+ * are in flight (one element's sum is a chain of dependent adds); a block row with fewer window rows than
+ * another adds the zero row instead. The walk: planes (n, c), W blocks, tiles, d, row blocks.
+ */
+#ifndef PG_KSYM
+#error "nchw_s1_tmpl.h is a template: include it from kernels_tmpl.h"
+#endif
+
+/* floats per band row for G chunks per W block: whole vectors, so that every row starts aligned and the
+ * j = 0 loads never cross a cache line */
+static inline int64_t pg_s1_len(const poolgrad_problem *pr, int64_t G) { return pg_ceil_div(G * VL + pr->k[2] - 1, VL) * VL; }
+
+/* oh rows that th consecutive gradInput rows need, at most */
+static inline int64_t pg_s1_tile_rows(const poolgrad_problem *pr, int64_t th)
+{
+    return pg_min(pg_ceil_div(pr->k[1] + th - 1, pr->s[1]), pg_max(pr->out[1], 1));
+}
+
+static bool nchw_s1_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
+{
+    if (!(pg_gi_rows(pr) && pg_div_small(pr) && pg_band_k_ok(pr) && pr->s[2] == 1 && pr->k[2] <= PG_S1K))
+        return false;
+    const int64_t sd = pg_min(pg_ceil_div(pr->k[0], pr->s[0]), pg_max(pr->out[0], 1));
+    const int64_t IH = pg_max(pr->in[1], 1);
+    if (sd > PG_S1SD)
+        return false;
+    /* the widest W block (fewest halo columns) whose band holds tiles of at least PG_S1TH rows (or every
+     * row), then the tallest tile, then both spread evenly */
+    const int64_t chunks = pg_max(pg_ceil_div(pr->in[2], VL), 1), s1 = pg_min(pr->s[1], (int64_t)1 << 30);
+    for (int64_t G = pg_min(PG_S1G, chunks); G >= 1; G--) {
+        const int64_t len = pg_s1_len(pr, G), cap = (PG_S1Q - len) / (sd * len); /* oh rows per slot */
+        const int64_t th = pg_s1_tile_rows(pr, IH) <= cap ? IH : pg_min(IH, cap * s1 - pr->k[1] + 1);
+        if (th < 1 || (th < pg_min(IH, PG_S1TH) && G > 1))
+            continue;
+        const int64_t gb = pg_ceil_div(chunks, pg_ceil_div(chunks, G)), tb = pg_ceil_div(IH, pg_ceil_div(IH, th));
+        *conf = pg_nchw_conf(pr);
+        conf->w_block = gb * VL;
+        conf->tile_h = tb;
+        conf->band_sd = sd;
+        conf->band_sh = pg_s1_tile_rows(pr, tb);
+        conf->band_len = pg_s1_len(pr, gb);
+        conf->band_slabs = tb == IH;
+        return true;
+    }
+    return false;
+}
+
+/*
+ * A block of R rows (nr of them real) of one plane, G chunks each: row r adds, for od in [od0, od1) and
+ * t < nhmax, the band row (od, oh0[r] + t) (the zero row when t >= nh[r]) at offsets j = 0 .. k - 1.
+ * G and R are constants at every call, so the accumulators live in registers.
+ */
+PG_AI void nchw_s1_block(const float *qb, const float *zrow, int64_t SD, int64_t slab, int64_t len, int64_t od0,
+                         int64_t od1, const int64_t *oh0, const int64_t *nh, int64_t nhmax, int64_t k, char *const *dst,
+                         int nr, int64_t nlast, const int G, const int R, int64_t es, poolgrad_dtype dt)
+{
+    vf acc[PG_S1R][PG_S1G];
+    for (int r = 0; r < R; r++)
+        for (int i = 0; i < G; i++)
+            acc[r][i] = vf_zero();
+    for (int64_t od = od0; od < od1; od++) {
+        const float *s = qb + (od % SD) * slab;
+        for (int64_t t = 0; t < nhmax; t++) {
+            const float *q[PG_S1R];
+            for (int r = 0; r < R; r++)
+                q[r] = t < nh[r] ? s + (oh0[r] + t) * len : zrow;
+            for (int64_t j = 0; j < k; j++)
+                for (int r = 0; r < R; r++)
+                    for (int i = 0; i < G; i++)
+                        acc[r][i] = vf_add(acc[r][i], vf_loadu(q[r] + i * VL + j));
+        }
+    }
+    for (int r = 0; r < R; r++)
+        for (int i = 0; i < G; i++)
+            if (r < nr) {
+                char *d = dst[r] + (int64_t)i * VL * es;
+                if (i < G - 1 || nlast == VL)
+                    pg_st(d, acc[r][i], dt);
+                else
+                    pg_st_n(d, acc[r][i], nlast, dt);
+            }
+}
+
+/*
+ * The same sums when the block's rows are a sliding window along oh: all R rows real, each with NH oh rows,
+ * row r from oh0 + r (stride 1 and NH = k along H, inside the plane). Each of the NH + R - 1 oh rows is
+ * loaded once and added to the rows it covers, in ascending (od, oh, ow) order for each of them: half the
+ * loads of nchw_s1_block at R = 4. u, G, R and NH are constants at every call (the branches fold away).
+ */
+PG_AI void nchw_s1_slide_row(vf (*acc)[PG_S1G], const float *q, int64_t k, const int u, const int G, const int R,
+                             const int NH)
+{
+    for (int64_t j = 0; j < k; j++)
+        for (int i = 0; i < G; i++) {
+            const vf v = vf_loadu(q + i * VL + j);
+            for (int r = 0; r < R; r++)
+                if (r <= u && u < r + NH)
+                    acc[r][i] = vf_add(acc[r][i], v);
+        }
+}
+
+PG_AI void nchw_s1_block_slide(const float *qb, int64_t SD, int64_t slab, int64_t len, int64_t od0, int64_t od1,
+                               int64_t oh0, int64_t k, char *const *dst, int64_t nlast, const int G, const int R,
+                               int64_t es, poolgrad_dtype dt)
+{
+    enum { NH = 3 };
+    vf acc[PG_S1R][PG_S1G];
+    for (int r = 0; r < R; r++)
+        for (int i = 0; i < G; i++)
+            acc[r][i] = vf_zero();
+    for (int64_t od = od0; od < od1; od++) {
+        const float *s = qb + (od % SD) * slab + oh0 * len;
+        nchw_s1_slide_row(acc, s, k, 0, G, R, NH);
+        nchw_s1_slide_row(acc, s + len, k, 1, G, R, NH);
+        nchw_s1_slide_row(acc, s + 2 * len, k, 2, G, R, NH);
+        nchw_s1_slide_row(acc, s + 3 * len, k, 3, G, R, NH);
+        if (R > 2) {
+            nchw_s1_slide_row(acc, s + 4 * len, k, 4, G, R, NH);
+            nchw_s1_slide_row(acc, s + 5 * len, k, 5, G, R, NH);
+        }
+    }
+    for (int r = 0; r < R; r++)
+        for (int i = 0; i < G; i++) {
+            char *d = dst[r] + (int64_t)i * VL * es;
+            if (i < G - 1 || nlast == VL)
+                pg_st(d, acc[r][i], dt);
+            else
+                pg_st_n(d, acc[r][i], nlast, dt);
+        }
+}
+
+/* Rows [u0, u1) of slab od of plane (n, c) into a slot: columns [c0, c1) of each at their band offsets
+ * (ow - lo), the same division as the prepare pass; the floats outside them keep their zeros. */
+PG_AI void nchw_s1_divide(const poolgrad_problem *pr, float *slab, const float *fwt, const pg_axis *axd,
+                          const pg_axis *axh, int64_t n, int64_t c, int64_t od, int64_t u0, int64_t u1, int64_t lo,
+                          int64_t c0, int64_t c1, int64_t len, const char *go_end, poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t *os = pr->go_stride;
+    const bool ovr = pr->divisor_override != 0;
+    const char *g = pr->go + (n * os[PG_N] + c * os[PG_C] + od * os[PG_D]) * es;
+    const int64_t fd = ovr ? 1 : pg_axis_factor(axd, pr, od);
+    for (int64_t oh = u0; oh < u1; oh++)
+        pg_q_divide(pr, PG_QW, g + oh * os[PG_H] * es, c0, c1, ovr ? 1 : fd * pg_axis_factor(axh, pr, oh), fwt, NULL,
+                    go_end, slab + (oh - u0) * len + (c0 - lo), 0, PG_QD_KEEP, dt);
+}
+
+/* Row u0, column c0 of the slab after (n, c, od): od + 1 of the plane, or when last (the plane's last tile
+ * and W block) the next plane's first slab at row 0, column 0; NULL past the end or when W is strided. */
+PG_AI const char *nchw_s1_next_slab(const poolgrad_problem *pr, int64_t n, int64_t c, int64_t od, int64_t u0, int64_t c0,
+                                    bool last, int64_t es)
+{
+    const int64_t *os = pr->go_stride;
+    if (!pg_unit(pr->out[2], os[PG_W]))
+        return NULL;
+    if (++od == pr->out[0]) {
+        if (!last)
+            return NULL;
+        od = u0 = c0 = 0;
+        if (++c == pr->c) {
+            c = 0;
+            if (++n == pr->n)
+                return NULL;
+        }
+    }
+    return pr->go + (n * os[PG_N] + c * os[PG_C] + od * os[PG_D] + u0 * os[PG_H] + c0) * es;
+}
+
+PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, int64_t begin, int64_t end,
+                          poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], IW = pr->in[2];
+    const int64_t OW = pr->out[2], k = pr->k[2];
+    const int64_t *gs = pr->gi_stride;
+    const bool ovr = pr->divisor_override != 0, empty = pg_go_empty(pr);
+    const char *const go_end = pg_go_end(pr, es); /* full-vector loads end inside the view (the lanes past c1 are not stored) */
+    const int64_t SD = conf->band_sd, len = conf->band_len, slab = conf->band_sh * len;
+    _Alignas(64) float qb[PG_S1Q];
+    float fwt[PG_S1G * VL + PG_S1K + 2 * VL]; /* W factors of the divided columns (<= band_len), + a vector of slack */
+    int64_t tag[PG_S1SD];
+    float *const zrow = qb + SD * slab;
+    pg_axis axes[2];
+    const pg_axis *axd = &axes[0], *axh = &axes[1];
+    pg_axis_init(&axes[0], pr, 0);
+    pg_axis_init(&axes[1], pr, 1);
+    /* plane by plane (n, c), then W blocks, then tiles of rows along H: the band holds the tile's oh rows of
+     * band_sd od slabs, and the plane's gradOutput is still in cache for its next W block */
+    for (int64_t sb = begin; sb < end;) {
+        const int64_t plane = sb / (ID * IH), pn = plane / C, pc = plane % C;
+        const int64_t r0 = sb - plane * ID * IH, r1 = pg_min(end - plane * ID * IH, ID * IH); /* (d, h) rows */
+        const int64_t dlo = r0 / IH, dhi = (r1 - 1) / IH;
+        for (int64_t wb = 0; wb < IW; wb += conf->w_block) {
+            const int G = (int)pg_min(conf->w_block / VL, pg_ceil_div(IW - wb, VL));
+            const int64_t nlast = IW - wb - (int64_t)(G - 1) * VL < VL ? IW - wb - (int64_t)(G - 1) * VL : VL;
+            const int64_t lo = wb + pr->p[2] - k + 1;
+            const int64_t c0 = pg_max(lo, 0), c1 = pg_min(OW, lo + len);
+            for (int64_t t = 0; t < c1 - c0 + VL; t++)
+                fwt[t] = !ovr && c0 + t < c1 ? pg_dfac(pr, pg_factor(pr, 2, c0 + t)) : 1.0f;
+            memset(qb, 0, (size_t)(SD * slab + len) * sizeof(float));
+            for (int64_t h0 = 0; h0 < IH; h0 += conf->tile_h) {
+                const int64_t h1 = pg_min(IH, h0 + conf->tile_h);
+                int64_t u0, u1, a, b;
+                pg_axis_range(axh, pr, h0, &u0, &b);
+                pg_axis_range(axh, pr, h1 - 1, &a, &u1);
+                u1 = pg_max(u0, u1); /* the tile's oh rows, <= band_sh */
+                const int64_t pf_rows = pg_ceil_div((u1 - u0) * PG_S1R, h1 - h0) + 1; /* a slab over the tile's blocks */
+                for (int64_t s = 0; s < SD; s++)
+                    tag[s] = -1;
+                const bool last = wb + conf->w_block >= IW && h1 == IH;
+                const char *pf = NULL; /* the slab after the last one divided, its rows from pf_i on to prefetch */
+                int64_t pf_i = 0;
+                for (int64_t d = dlo; d <= dhi; d++) {
+                    const int64_t hs = d == dlo ? pg_max(h0, r0 - d * IH) : h0, he = d == dhi ? pg_min(h1, r1 - d * IH) : h1;
+                    if (hs >= he)
+                        continue;
+                    int64_t od0, od1;
+                    pg_axis_range(axd, pr, d, &od0, &od1);
+                    if (!empty)
+                        for (int64_t od = od0; od < od1; od++) {
+                            const int64_t sl = od % SD;
+                            if (tag[sl] != od) {
+                                nchw_s1_divide(pr, qb + sl * slab, fwt, axd, axh, pn, pc, od, u0, u1, lo, c0, c1, len, go_end, dt);
+                                tag[sl] = od;
+                                pf = nchw_s1_next_slab(pr, pn, pc, od, u0, c0, last, es);
+                                pf_i = 0;
+                            }
+                        }
+                    for (int64_t h = hs; h < he;) {
+                        const int R = PG_S1RG(G);
+                        const int nr = (int)pg_min(R, he - h);
+                        int64_t oh0[PG_S1R], nh[PG_S1R], nhmax = 0; /* oh0: band rows (oh - u0) */
+                        for (int r = 0; r < PG_S1R; r++) {
+                            int64_t e = 0;
+                            oh0[r] = u0;
+                            if (r < nr)
+                                pg_axis_range(axh, pr, h + r, &oh0[r], &e);
+                            nh[r] = r < nr ? e - oh0[r] : 0;
+                            oh0[r] -= u0;
+                            nhmax = pg_max(nhmax, nh[r]);
+                        }
+                        if (pf) { /* the next slab's gradOutput rows, a few per block: in cache by its division */
+                            const int64_t e = pg_min(u1 - u0, pf_i + pf_rows);
+                            for (; pf_i < e; pf_i++)
+                                pg_prefetch_range(pf + pf_i * pr->go_stride[PG_H] * es, (c1 - c0) * es);
+                            if (pf_i == u1 - u0)
+                                pf = NULL;
+                        }
+                        char *dst[PG_S1R];
+                        for (int r = 0; r < nr; r++)
+                            dst[r] = pr->gi + (pn * gs[PG_N] + pc * gs[PG_C] + d * gs[PG_D] + (h + r) * gs[PG_H] + wb) * es;
+                        bool slide = nr == R;
+                        for (int r = 0; r < R; r++)
+                            slide = slide && nh[r] == 3 && oh0[r] == oh0[0] + r;
+                        if (slide) {
+                            switch (G) {
+                            case 1: nchw_s1_block_slide(qb, SD, slab, len, od0, od1, oh0[0], k, dst, nlast, 1, PG_S1RG(1), es, dt); break;
+                            case 2: nchw_s1_block_slide(qb, SD, slab, len, od0, od1, oh0[0], k, dst, nlast, 2, PG_S1RG(2), es, dt); break;
+                            case 3: nchw_s1_block_slide(qb, SD, slab, len, od0, od1, oh0[0], k, dst, nlast, 3, PG_S1RG(3), es, dt); break;
+                            default: nchw_s1_block_slide(qb, SD, slab, len, od0, od1, oh0[0], k, dst, nlast, 4, PG_S1RG(4), es, dt); break;
+                            }
+                        } else {
+                            switch (G) { /* constant G and R: the accumulators in registers */
+                            case 1: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 1, PG_S1RG(1), es, dt); break;
+                            case 2: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 2, PG_S1RG(2), es, dt); break;
+                            case 3: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 3, PG_S1RG(3), es, dt); break;
+                            default: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 4, PG_S1RG(4), es, dt); break;
+                            }
+                        }
+                        h += nr;
+                    }
+                }
+            }
+        }
+        sb = plane * ID * IH + r1;
+    }
+}
+
+_Static_assert(PG_S1G == 4, "nchw_s1_run_dt dispatches G = 1 .. 4 chunks per W block");
+_Static_assert(PG_S1Q * 4 + (PG_S1G * VL + PG_S1K + 2 * VL) * 4 + PG_S1SD * 8 + 2 * sizeof(pg_axis) < PG_STACK_BUDGET,
+               "_nchw_s1 run: stack buffers over the budget");
+
+static void nchw_s1_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
+                        int64_t end)
+{
+    (void)ws;
+    PG_DT_DISPATCH(pr->dtype, nchw_s1_run_dt, pr, conf, begin, end);
+}
+
+const poolgrad_kernel PG_KSYM(nchw_s1) = {
+    .name = PG_NAME("nchw_s1"), .isa = PG_ISA, .configure = nchw_s1_configure,
+    .prepare = NULL, .run = nchw_s1_run,
+};
