@@ -127,13 +127,10 @@ PG_AI void global_dense_dt(const poolgrad_problem *pr, int64_t begin, int64_t en
         const int64_t bnd = (p + 1) * P - e; /* lanes >= bnd belong to plane p + 1 */
         vi v = bnd >= VL ? vi_set1(b0) : vi_sel_gt(lane, vi_set1((int32_t)bnd - 1), vi_set1(b1), vi_set1(b0));
         char *dst = pr->gi + e * es;
-        if (e_end - e >= VL) {
+        if (e_end - e >= VL)
             pg_st_bits(dst, v, dt);
-        } else {
-            char buf[VL * 4];
-            pg_st_bits(buf, v, dt);
-            pg_copy_small(dst, buf, (size_t)((e_end - e) * es));
-        }
+        else
+            pg_st_bits_n(dst, v, e_end - e, dt);
         e += VL;
         if (e >= (p + 1) * P) {
             p++;

@@ -28,12 +28,13 @@ PG_AI float pg_sc_load(const char *p, poolgrad_dtype dt) { return poolgrad_load_
  * the shift alone. A signaling NaN stays signaling here and the division quiets it exactly as
  * convert.h does (quiet bit set, sign and payload kept), so the quotient's bits are the reference's.
  */
+PG_AI vf pg_widen(vh h, poolgrad_dtype dt) { return dt == POOLGRAD_F16 ? vf_from_f16_vh(h) : vi_as_f(vi_slli(vh_widen(h), 16)); }
+
 PG_AI vf pg_ld(const char *p, poolgrad_dtype dt)
 {
     if (dt == POOLGRAD_F32)
         return vf_loadu((const float *)(const void *)p);
-    const vh h = vh_loadu(p);
-    return dt == POOLGRAD_F16 ? vf_from_f16_vh(h) : vi_as_f(vi_slli(vh_widen(h), 16));
+    return pg_widen(vh_loadu(p), dt);
 }
 
 /* stored bits (vf_to_bits) of VL results */
@@ -45,6 +46,15 @@ PG_AI void pg_st_bits(char *p, vi bits, poolgrad_dtype dt)
         vh_storeu(p, vh_narrow(bits));
 }
 
+/* the first n (1 <= n <= VL) of them */
+PG_AI void pg_st_bits_n(char *p, vi bits, int64_t n, poolgrad_dtype dt)
+{
+    if (dt == POOLGRAD_F32)
+        vf_storeu_part((float *)(void *)p, vi_as_f(bits), n);
+    else
+        vh_storeu_part(p, vh_narrow(bits), n);
+}
+
 /* results (and f32 workspace tails) are stored with canonical NaNs */
 PG_AI void pg_st(char *p, vf v, poolgrad_dtype dt)
 {
@@ -54,36 +64,25 @@ PG_AI void pg_st(char *p, vf v, poolgrad_dtype dt)
         vh_storeu(p, vh_from_vf(v, dt));
 }
 
-/* copy nbytes (< 128) with constant-size moves: no libc call on the hot path */
-PG_AI void pg_copy_small(char *dst, const char *src, size_t nbytes)
-{
-    size_t o = 0;
-    if (VL * 4 >= 64 && (nbytes & 64)) { memcpy(dst + o, src + o, 64); o += 64; }
-    if (VL * 4 >= 32 && (nbytes & 32)) { memcpy(dst + o, src + o, 32); o += 32; }
-    if (nbytes & 16) { memcpy(dst + o, src + o, 16); o += 16; }
-    if (nbytes & 8) { memcpy(dst + o, src + o, 8); o += 8; }
-    if (nbytes & 4) { memcpy(dst + o, src + o, 4); o += 4; }
-    if (nbytes & 2) { memcpy(dst + o, src + o, 2); o += 2; }
-}
-
 /* min(n, VL) elements (n <= 0: none); the rest of the lanes read as +0.0 */
 PG_AI vf pg_ld_n(const char *p, int64_t n, poolgrad_dtype dt)
 {
-    float buf[VL];
-    memset(buf, 0, sizeof buf);
+    if (n <= 0)
+        return vf_zero();
     if (n > VL)
         n = VL;
-    if (n > 0)
-        pg_copy_small((char *)buf, p, (size_t)n * (dt == POOLGRAD_F32 ? 4u : 2u));
-    return pg_ld((const char *)buf, dt);
+    if (dt == POOLGRAD_F32)
+        return vf_loadu_part((const float *)(const void *)p, n);
+    return pg_widen(vh_loadu_part(p, n), dt);
 }
 
-/* store the first n lanes (0 < n <= VL): one full store to the stack, then constant-size moves */
+/* store the first n lanes (0 < n <= VL) */
 PG_AI void pg_st_n(char *p, vf v, int64_t n, poolgrad_dtype dt)
 {
-    float buf[VL];
-    pg_st((char *)buf, v, dt);
-    pg_copy_small(p, (const char *)buf, (size_t)n * (dt == POOLGRAD_F32 ? 4u : 2u));
+    if (dt == POOLGRAD_F32)
+        vf_storeu_part((float *)(void *)p, vf_canonical_nan(v), n);
+    else
+        vh_storeu_part(p, vh_from_vf(v, dt), n);
 }
 
 /* n (<= VL) elements at a byte stride, widened exactly in scalar code; other lanes +0.0 */

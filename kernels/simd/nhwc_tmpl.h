@@ -77,10 +77,9 @@ PG_AI void nhwc_block(const poolgrad_problem *pr, const float *qws, const char *
             for (int r = 0; r < ndst; r++)
                 pg_st_n(dst[r] + c * es, acc[0], nl, dt);
         } else { /* narrow once */
-            char buf[VL * 4];
-            pg_st(buf, acc[0], dt);
+            const vh bits = vh_from_vf(acc[0], dt);
             for (int r = 0; r < ndst; r++)
-                pg_copy_small(dst[r] + c * es, buf, (size_t)(nl * es));
+                vh_storeu_part(dst[r] + c * es, bits, nl);
         }
     } else {
         if (dt == POOLGRAD_F32 || ndst == 1) {

@@ -17,6 +17,9 @@
  *   vf_pick_mem                                 the scalar gather for segments longer than two registers
  *   vf_canonical_nan vf_from_f16_vh vh_from_vf vf_to_bits   conversions (f16: the level's hardware
  *                                               instructions where it has them, PG_HW_F16, else integer code)
+ *   vf_loadu_part vf_storeu_part vh_loadu_part vh_storeu_part   the first n lanes of memory, nothing past
+ *                                               them (masked loads and stores where the level has them,
+ *                                               PG_HW_PART, else a copy through the stack); v_copy_small
  *
  * Masked picks. A W chunk's lane table gives each lane l the start rel[l] of its windows in a segment
  * of q values and their count cnt[l]. vlanes_load takes the table into registers (at 128 bits: keeps
@@ -59,6 +62,49 @@
 #endif
 
 #include "gather.h"
+
+/* ---- the first n lanes of memory (row tails) */
+
+/* copy nbytes (<= cap, the size of the smaller buffer: a constant) with constant-size moves: no libc call
+ * on the hot path */
+PG_AI void v_copy_small(char *dst, const char *src, size_t nbytes, size_t cap)
+{
+    size_t o = 0;
+    if (cap >= 64 && (nbytes & 64)) { memcpy(dst + o, src + o, 64); o += 64; }
+    if (cap >= 32 && (nbytes & 32)) { memcpy(dst + o, src + o, 32); o += 32; }
+    if (cap >= 16 && (nbytes & 16)) { memcpy(dst + o, src + o, 16); o += 16; }
+    if (nbytes & 8) { memcpy(dst + o, src + o, 8); o += 8; }
+    if (nbytes & 4) { memcpy(dst + o, src + o, 4); o += 4; }
+    if (nbytes & 2) { memcpy(dst + o, src + o, 2); o += 2; }
+}
+
+#if !defined(PG_HW_PART)
+/* 1 <= n <= VL; the other lanes read as +0.0 */
+PG_AI vf vf_loadu_part(const float *p, int64_t n)
+{
+    float buf[VL] = { 0 };
+    v_copy_small((char *)buf, (const char *)p, (size_t)n * 4u, sizeof buf);
+    return vf_loadu(buf);
+}
+PG_AI void vf_storeu_part(float *p, vf v, int64_t n)
+{
+    float buf[VL];
+    vf_storeu(buf, v);
+    v_copy_small((char *)p, (const char *)buf, (size_t)n * 4u, sizeof buf);
+}
+PG_AI vh vh_loadu_part(const void *p, int64_t n)
+{
+    uint16_t buf[VL] = { 0 };
+    v_copy_small((char *)buf, (const char *)p, (size_t)n * 2u, sizeof buf);
+    return vh_loadu(buf);
+}
+PG_AI void vh_storeu_part(void *p, vh h, int64_t n)
+{
+    uint16_t buf[VL];
+    vh_storeu(buf, h);
+    v_copy_small((char *)p, (const char *)buf, (size_t)n * 2u, sizeof buf);
+}
+#endif
 
 /* ---- f16 / bf16 <-> f32, lane-wise, reproducing convert.h bit for bit ---- */
 
