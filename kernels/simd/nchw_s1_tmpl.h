@@ -206,6 +206,9 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
     const pg_axis *axd = &axes[0], *axh = &axes[1];
     pg_axis_init(&axes[0], pr, 0);
     pg_axis_init(&axes[1], pr, 1);
+    memset(qb, 0, (size_t)(SD * slab + len) * sizeof(float));
+    int64_t zc0 = 0, zc1 = 0; /* the band's rows are +0.0 outside columns [zc0, zc1) (the zero row everywhere) */
+    int64_t fwt_wb = -1;      /* the W block fwt holds */
     /* plane by plane (n, c), then W blocks, then tiles of rows along H: the band holds the tile's oh rows of
      * band_sd od slabs, and the plane's gradOutput is still in cache for its next W block */
     for (int64_t sb = begin; sb < end;) {
@@ -217,9 +220,22 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
             const int64_t nlast = IW - wb - (int64_t)(G - 1) * VL < VL ? IW - wb - (int64_t)(G - 1) * VL : VL;
             const int64_t lo = wb + pr->p[2] - k + 1;
             const int64_t c0 = pg_max(lo, 0), c1 = pg_min(OW, lo + len);
-            for (int64_t t = 0; t < c1 - c0 + VL; t++)
-                fwt[t] = !ovr && c0 + t < c1 ? pg_dfac(pr, pg_factor(pr, 2, c0 + t)) : 1.0f;
-            memset(qb, 0, (size_t)(SD * slab + len) * sizeof(float));
+            if (wb != fwt_wb) { /* the same for every plane: a plane of a few rows would spend more on it than on its sums */
+                for (int64_t t = 0; t < c1 - c0 + VL; t++)
+                    fwt[t] = !ovr && c0 + t < c1 ? pg_dfac(pr, pg_factor(pr, 2, c0 + t)) : 1.0f;
+                fwt_wb = wb;
+            }
+            /* band columns [c0 - lo, c1 - lo) of every row are divided into; the others must read +0.0 */
+            if (zc0 < zc1 && (c0 - lo > zc0 || c1 - lo < zc1)) {
+                for (int64_t row = 0; row < SD * conf->band_sh; row++) {
+                    if (c0 - lo > zc0)
+                        memset(qb + row * len + zc0, 0, (size_t)(pg_min(c0 - lo, zc1) - zc0) * sizeof(float));
+                    if (c1 - lo < zc1)
+                        memset(qb + row * len + pg_max(c1 - lo, zc0), 0, (size_t)(zc1 - pg_max(c1 - lo, zc0)) * sizeof(float));
+                }
+            }
+            zc0 = c0 - lo;
+            zc1 = c1 - lo;
             for (int64_t h0 = 0; h0 < IH; h0 += conf->tile_h) {
                 const int64_t h1 = pg_min(IH, h0 + conf->tile_h);
                 int64_t u0, u1, a, b;
