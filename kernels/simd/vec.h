@@ -10,7 +10,7 @@
  *   vf_zero vf_set1 vf_add vf_sub vf_mul vf_div vf_loadu vf_storeu          IEEE float lanes
  *   vi_set1 vi_loadu vi_and vi_or vi_add vi_sub vi_slli vi_srli vi_srai      int32 lanes
  *   vi_as_f vf_as_i                                                           bit casts
- *   vi_sel_gt vi_all_in                                                       masks (compare and select)
+ *   vi_sel_gt vi_all_in vf_nan_to                                             masks (compare and select)
  *   vh vh_loadu vh_storeu vh_widen vh_narrow                                  VL 16-bit values (vh), to and from lanes
  *   vlanes vlanes_load, vsel vsel_at, vf_pick1 vf_pick2 vf_pick, vsel_keep vsel_put vsel_get   masked picks
  * and this file adds, on top of them and identical at every level:
@@ -126,11 +126,7 @@ PG_AI vf vf_from_f16(vi h)
 }
 
 /* A stored result: NaN lanes become the canonical quiet NaN 0x7fc00000 (docs/SEMANTICS.md, "NaN"). */
-PG_AI vf vf_canonical_nan(vf v)
-{
-    vi x = vf_as_i(v);
-    return vi_as_f(vi_sel_gt(vi_and(x, vi_set1(0x7fffffff)), vi_set1(0x7f800000), vi_set1(0x7fc00000), x));
-}
+PG_AI vf vf_canonical_nan(vf v) { return vf_nan_to(v, vi_as_f(vi_set1(0x7fc00000))); }
 
 /* f32 result -> IEEE binary16 bits in the low half of each lane (round to nearest even; every NaN
  * becomes the canonical 0x7e00, as convert.h's poolgrad_f32_to_f16_result) */
@@ -153,13 +149,12 @@ PG_AI vi vf_to_f16(vf f)
     return vi_sel_gt(ax, vi_set1(0x7f800000), vi_set1(0x7e00), res); /* canonical NaN, no sign */
 }
 
-/* f32 result -> bfloat16 bits (round to nearest even; every NaN becomes the canonical 0x7fc0) */
+/* f32 result -> bfloat16 bits (round to nearest even; every NaN becomes the canonical 0x7fc0: the
+ * canonical f32 NaN 0x7fc00000 rounds to it, its low half being zero) */
 PG_AI vi vf_to_bf16(vf f)
 {
-    vi x = vf_as_i(f);
-    vi ax = vi_and(x, vi_set1(0x7fffffff));
-    vi r = vi_srli(vi_add(vi_add(x, vi_set1(0x7fff)), vi_and(vi_srli(x, 16), vi_set1(1))), 16);
-    return vi_sel_gt(ax, vi_set1(0x7f800000), vi_set1(0x7fc0), r);
+    vi x = vf_as_i(vf_canonical_nan(f));
+    return vi_srli(vi_add(vi_add(x, vi_set1(0x7fff)), vi_and(vi_srli(x, 16), vi_set1(1))), 16);
 }
 
 /* ---- VL 16-bit values <-> f32 lanes */

@@ -38,6 +38,12 @@ PG_AI vi vi_sel_gt(vi a, vi b, vi x, vi y)
     vi m = simde_mm_cmpgt_epi32(a, b);
     return simde_mm_or_si128(simde_mm_and_si128(m, x), simde_mm_andnot_si128(m, y));
 }
+/* lanes of v that are NaN (any sign, payload, quiet or signalling) replaced by c */
+PG_AI vf vf_nan_to(vf v, vf c)
+{
+    vf m = simde_mm_cmpunord_ps(v, v);
+    return simde_mm_or_ps(simde_mm_and_ps(m, c), simde_mm_andnot_ps(m, v));
+}
 /* every lane lo <= a <= hi (signed) */
 PG_AI int vi_all_in(vi a, int32_t lo, int32_t hi)
 {

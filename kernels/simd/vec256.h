@@ -39,6 +39,8 @@ PG_AI vi vi_sel_gt(vi a, vi b, vi x, vi y)
     vi m = simde_mm256_cmpgt_epi32(a, b);
     return simde_mm256_or_si256(simde_mm256_and_si256(m, x), simde_mm256_andnot_si256(m, y));
 }
+/* lanes of v that are NaN (any sign, payload, quiet or signalling) replaced by c */
+PG_AI vf vf_nan_to(vf v, vf c) { return simde_mm256_blendv_ps(v, c, simde_mm256_cmp_ps(v, v, SIMDE_CMP_UNORD_Q)); }
 /* every lane lo <= a <= hi (signed) */
 PG_AI int vi_all_in(vi a, int32_t lo, int32_t hi)
 {
