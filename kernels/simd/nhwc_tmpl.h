@@ -33,13 +33,35 @@ static inline poolgrad_kernel_conf pg_nhwc_conf(const poolgrad_problem *pr)
 }
 
 /*
+ * The divisors of the direct kind's terms: window row tt's D x H factor fdh[tt], and when every divisor is
+ * exact in float (pg_div_small) and the W axis is tabulated, the float factors (pg_dfac) ffdh[tt] and fw[ow]
+ * whose product is the term's divisor factor (exact: products of integers up to 2^24, or of powers of two),
+ * so that a term costs a multiplication instead of a window-extent computation.
+ */
+typedef struct pg_tdiv {
+    int64_t fdh[PG_TMAX];
+    float ffdh[PG_TMAX];
+    const float *fw; /* NULL: from fdh and the W axis */
+} pg_tdiv;
+
+/* fw: pg_dfac of every W factor, when the table can be used (see pg_tdiv) */
+PG_AI const float *pg_tdiv_fw(const poolgrad_problem *pr, const pg_axis *axw, float *fw)
+{
+    if (!axw->tab || !pg_div_small(pr))
+        return NULL;
+    for (int64_t o = 0; o < pr->out[2]; o++)
+        fw[o] = pg_dfac(pr, pg_axis_factor(axw, pr, o));
+    return fw;
+}
+
+/*
  * One channel block of nv (1..PG_CU, a constant after inlining) full vectors, or one partial vector of nl
  * lanes when nv == 0, at channel c of ndst pixels sharing their windows. Terms: window rows tt (tbase:
- * gradOutput byte offset, or q offset when use_q; tfd: their D x H divisor factor), then ow in
+ * gradOutput byte offset, or q offset when use_q; td: their divisors), then ow in
  * [ow0, ow1). q at (tt, ow, c) is qws[tbase[tt] + ow * qpitch + c].
  */
 PG_AI void nhwc_block(const poolgrad_problem *pr, const float *qws, const char *go_end, char *const *dst, int ndst,
-                    int64_t c, int nv, int64_t nl, int T, const int64_t *tbase, const int64_t *tfd, int64_t ow0,
+                    int64_t c, int nv, int64_t nl, int T, const int64_t *tbase, const pg_tdiv *td, int64_t ow0,
                     int64_t ow1, const pg_axis *axw, bool use_q, int64_t qpitch, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
@@ -60,7 +82,9 @@ PG_AI void nhwc_block(const poolgrad_problem *pr, const float *qws, const char *
                         acc[u] = vf_add(acc[u], vf_loadu(q + u * VL));
                 }
             } else {
-                const vf dv = vf_set1(ovr ? ovf : pg_dfac(pr, tfd[tt] * pg_axis_factor(axw, pr, ow)));
+                const vf dv = vf_set1(ovr ? ovf
+                                          : td->fw ? td->ffdh[tt] * td->fw[ow]
+                                                   : pg_dfac(pr, td->fdh[tt] * pg_axis_factor(axw, pr, ow)));
                 const char *g = pr->go + tbase[tt] + ow * wstep + c * es;
                 if (nv == 0) {
                     const vf x = pg_ld_view(g, go_end, nl, dt);
@@ -99,7 +123,7 @@ PG_AI void nhwc_block(const poolgrad_problem *pr, const float *qws, const char *
 
 /* The pixel walker: channels [c0, c1) of every pixel of gradInput row grow, given the row's T window rows. */
 PG_AI void nhwc_row(const poolgrad_problem *pr, const float *qws, const char *go_end, char *grow, int64_t c0, int64_t c1,
-                  int T, const int64_t *tbase, const int64_t *tfd, const pg_axis *axw, bool use_q, int64_t qpitch,
+                  int T, const int64_t *tbase, const pg_tdiv *td, const pg_axis *axw, bool use_q, int64_t qpitch,
                   poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt), IW = pr->in[2], wstride = pr->gi_stride[PG_W];
@@ -121,15 +145,15 @@ PG_AI void nhwc_row(const poolgrad_problem *pr, const float *qws, const char *go
             dst[nd++] = grow + ww * wstride * es;
         int64_t c = c0;
         for (; c + PG_CU * VL <= c1; c += PG_CU * VL)
-            nhwc_block(pr, qws, go_end, dst, nd, c, PG_CU, VL, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt);
+            nhwc_block(pr, qws, go_end, dst, nd, c, PG_CU, VL, T, tbase, td, ow0, ow1, axw, use_q, qpitch, dt);
         switch ((c1 - c) / VL) {
-        case 3: nhwc_block(pr, qws, go_end, dst, nd, c, 3, VL, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt); c += 3 * VL; break;
-        case 2: nhwc_block(pr, qws, go_end, dst, nd, c, 2, VL, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt); c += 2 * VL; break;
-        case 1: nhwc_block(pr, qws, go_end, dst, nd, c, 1, VL, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt); c += VL; break;
+        case 3: nhwc_block(pr, qws, go_end, dst, nd, c, 3, VL, T, tbase, td, ow0, ow1, axw, use_q, qpitch, dt); c += 3 * VL; break;
+        case 2: nhwc_block(pr, qws, go_end, dst, nd, c, 2, VL, T, tbase, td, ow0, ow1, axw, use_q, qpitch, dt); c += 2 * VL; break;
+        case 1: nhwc_block(pr, qws, go_end, dst, nd, c, 1, VL, T, tbase, td, ow0, ow1, axw, use_q, qpitch, dt); c += VL; break;
         default: break;
         }
         if (c < c1)
-            nhwc_block(pr, qws, go_end, dst, nd, c, 0, c1 - c, T, tbase, tfd, ow0, ow1, axw, use_q, qpitch, dt);
+            nhwc_block(pr, qws, go_end, dst, nd, c, 0, c1 - c, T, tbase, td, ow0, ow1, axw, use_q, qpitch, dt);
         w = w2;
     }
 }
@@ -144,10 +168,10 @@ typedef struct pg_nhwc_band {
 /*
  * The window rows (od, oh) of gradInput row (n, d, h), ascending: tbase (gradOutput byte offset; the
  * workspace offset with use_q; the band offset, the row divided in on a miss, with bd) and, direct only
- * (nhwc_block reads it only then), tfd: the D x H divisor factor. Returns their number.
+ * (nhwc_block reads it only then), td: the divisors. Returns their number.
  */
 PG_AI int nhwc_terms(const poolgrad_problem *pr, const pg_axis *axd, const pg_axis *axh, pg_pos p, bool use_q,
-                   pg_nhwc_band *bd, int64_t *tbase, int64_t *tfd, poolgrad_dtype dt)
+                   pg_nhwc_band *bd, int64_t *tbase, pg_tdiv *td, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
@@ -174,7 +198,8 @@ PG_AI int nhwc_terms(const poolgrad_problem *pr, const pg_axis *axd, const pg_ax
                 tbase[T] = ((p.n * OD + od) * OH + oh) * OW * C;
             } else {
                 tbase[T] = (p.n * os[PG_N] + od * os[PG_D] + oh * os[PG_H]) * es;
-                tfd[T] = ovr ? 1 : fd * pg_axis_factor(axh, pr, oh);
+                td->fdh[T] = ovr ? 1 : fd * pg_axis_factor(axh, pr, oh);
+                td->ffdh[T] = pg_dfac(pr, td->fdh[T]);
             }
         }
     }
@@ -194,12 +219,15 @@ PG_AI void nhwc_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
     pg_axis axes[3];
     for (int a = 0; a < 3; a++)
         pg_axis_init(&axes[a], pr, a);
-    int64_t tbase[PG_TMAX], tfd[PG_TMAX];
+    int64_t tbase[PG_TMAX];
+    pg_tdiv td;
+    float fw[PG_AXMAX];
+    td.fw = use_q ? NULL : pg_tdiv_fw(pr, &axes[2], fw);
     pg_pos p = pg_pos_of(begin, IH, ID, 1);
     for (int64_t row = begin; row < end; row++) {
-        const int T = nhwc_terms(pr, &axes[0], &axes[1], p, use_q, NULL, tbase, tfd, dt);
+        const int T = nhwc_terms(pr, &axes[0], &axes[1], p, use_q, NULL, tbase, &td, dt);
         char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
-        nhwc_row(pr, qws, go_end, grow, 0, C, T, tbase, tfd, &axes[2], use_q, C, dt);
+        nhwc_row(pr, qws, go_end, grow, 0, C, T, tbase, &td, &axes[2], use_q, C, dt);
         pg_pos_advance(&p, 1, IH, ID, 1);
     }
 }
@@ -281,7 +309,9 @@ PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf 
     pg_axis axes[3];
     for (int a = 0; a < 3; a++)
         pg_axis_init(&axes[a], pr, a);
-    int64_t tbase[PG_TMAX], tfd[PG_TMAX];
+    int64_t tbase[PG_TMAX];
+    pg_tdiv td; /* not read: the band holds quotients */
+    td.fw = NULL;
     pg_nhwc_band band = { .b = { .q = qc, .tag = tag, .SD = conf->band_sd, .SH = conf->band_sh, .len = conf->band_len },
                         .Cb = Cb, .axw = &axes[2] };
     memset(qc, 0, sizeof qc); /* defined slack lanes */
@@ -293,15 +323,15 @@ PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf 
             pg_qband_clear(&band.b);
             for (int64_t row = r0; row < r1; row++) {
                 const pg_pos p = pg_pos_of(row, IH, ID, 1);
-                const int T = nhwc_terms(pr, &axes[0], &axes[1], p, true, &band, tbase, tfd, dt);
+                const int T = nhwc_terms(pr, &axes[0], &axes[1], p, true, &band, tbase, &td, dt);
                 char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
-                nhwc_row(pr, qc, NULL, grow, cb0, cb0 + band.cbn, T, tbase, tfd, &axes[2], true, Cb, dt);
+                nhwc_row(pr, qc, NULL, grow, cb0, cb0 + band.cbn, T, tbase, &td, &axes[2], true, Cb, dt);
             }
         }
     }
 }
 
-_Static_assert(PG_CBQ * 4 + PG_CBS * 8 + 3 * sizeof(pg_axis) + PG_TMAX * 16 + PG_CLP * 8 < PG_STACK_BUDGET,
+_Static_assert(PG_CBQ * 4 + PG_CBS * 8 + 3 * sizeof(pg_axis) + PG_TMAX * 8 + sizeof(pg_tdiv) + PG_CLP * 8 < PG_STACK_BUDGET,
                "_nhwc_b run: stack buffers over the budget");
 
 static void nhwc_b_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
