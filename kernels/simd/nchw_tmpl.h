@@ -539,6 +539,28 @@ PG_AI int pg_nchw_slab_block(const poolgrad_problem *pr, const poolgrad_kernel_c
 }
 
 /*
+ * The window rows of one chunk, for chunks whose lanes have at most J (a constant: the picks unroll)
+ * windows within two vectors: each of the R accumulators receives the picked q values of the T window
+ * rows that cover its row (tmask), in ascending window-row order.
+ */
+PG_AI void pg_nchw_chunk_rows(vf *acc, const float *qbase, const int64_t *toff, const unsigned *tmask, int T,
+                              int64_t qoff, const vsel_keep *L, vlanes lanes, bool two, const int J)
+{
+    for (int tt = 0; tt < T; tt++) {
+        const float *qb = qbase + toff[tt] + qoff; /* q at the chunk's first window */
+        const unsigned m = tmask[tt];
+        const vf q0 = vf_loadu(qb);
+        const vf q1 = two ? vf_loadu(qb + VL) : q0;
+        for (int j = 0; j < J; j++) {
+            const vf v = pg_pick_kept(L, lanes, j, q0, q1, two);
+            for (int r = 0; r < PG_RB; r++)
+                if (m & (1u << r))
+                    acc[r] = vf_add(acc[r], v);
+        }
+    }
+}
+
+/*
  * The chunk loop of a row block: for every chunk of the W block, each of the R accumulators receives the
  * picked q values of the T window rows that cover its row (tmask), in ascending window-row order, then
  * one store per row. Window row tt holds column ow at qbase[toff[tt] + ow - col0].
@@ -555,10 +577,11 @@ PG_AI void pg_nchw_block_chunks(const float *qbase, const int64_t *toff, const u
             vsel_keep L[PG_JMAX];
             const vlanes lanes = pg_chunk_keep(k, L);
             const bool two = k->span > VL;
-            for (int tt = 0; tt < T; tt++) {
-                const float *qb = qbase + toff[tt] + (k->base - col0); /* q at column k->base */
-                const unsigned m = tmask[tt];
-                if (k->span > 2 * VL || k->maxc > PG_JMAX) {
+            const int64_t qoff = k->base - col0;
+            if (k->span > 2 * VL || k->maxc > PG_JMAX) {
+                for (int tt = 0; tt < T; tt++) {
+                    const float *qb = qbase + toff[tt] + qoff;
+                    const unsigned m = tmask[tt];
                     for (int j = 0; j < k->maxc; j++) {
                         const vf v = k->span > 2 * VL ? vf_pick_mem(qb, k->rel, k->cnt, j)
                                                       : vf_pick(vsel_at(lanes, j), vf_loadu(qb), vf_loadu(qb + VL), two);
@@ -566,15 +589,14 @@ PG_AI void pg_nchw_block_chunks(const float *qbase, const int64_t *toff, const u
                             if (m & (1u << r))
                                 acc[r] = vf_add(acc[r], v);
                     }
-                    continue;
                 }
-                const vf q0 = vf_loadu(qb);
-                const vf q1 = two ? vf_loadu(qb + VL) : q0;
-                for (int j = 0; j < k->maxc; j++) {
-                    const vf v = pg_pick_kept(L, lanes, j, q0, q1, two);
-                    for (int r = 0; r < PG_RB; r++)
-                        if (m & (1u << r))
-                            acc[r] = vf_add(acc[r], v);
+            } else {
+                _Static_assert(PG_JMAX == 4, "pg_nchw_block_chunks unrolls 1 .. 4 windows per lane");
+                switch (k->maxc) {
+                case 1: pg_nchw_chunk_rows(acc, qbase, toff, tmask, T, qoff, L, lanes, two, 1); break;
+                case 2: pg_nchw_chunk_rows(acc, qbase, toff, tmask, T, qoff, L, lanes, two, 2); break;
+                case 3: pg_nchw_chunk_rows(acc, qbase, toff, tmask, T, qoff, L, lanes, two, 3); break;
+                default: pg_nchw_chunk_rows(acc, qbase, toff, tmask, T, qoff, L, lanes, two, 4); break;
                 }
             }
         }
