@@ -14,6 +14,7 @@
 
 #include "internal.h"
 #include "kernel_list.h"
+#include "simd/tuning.h"
 
 #define POOLGRAD_KERNEL_ENTRY(sym) &sym,
 static const poolgrad_kernel *const kernel_table[] = { POOLGRAD_FOREACH_KERNEL(POOLGRAD_KERNEL_ENTRY) };
@@ -39,12 +40,28 @@ static bool nchw_prefers(const poolgrad_problem *pr, const poolgrad_kernel_conf 
     return window_rows(pr) <= 1;
 }
 
-/* d844890: the direct channels-last kernel divides (and widens f16/bf16) once per term; in f32 that beats
- * the extra pre-division pass up to about 8 terms per element, in f16/bf16 only with one */
+/* The direct channels-last kernel divides (and widens f16/bf16) once per term; the band and workspace
+ * kinds divide once per gradOutput element but re-read q. Measured on AMD Zen 5 (AVX-512, single thread,
+ * min over 4 interleaved rounds, every kind forced on the standard suite's channels-last rows):
+ * - one term per element (k <= s): direct, every dtype (k2s2 f32 0.74 ms against 0.82-0.85);
+ * - two or more od rows per element (3D k3s2p1): dividing once wins (f32 _q 1.84 against direct 2.58 ms);
+ * - one od row, up to 9 terms: direct in f32 (inception 4.33 against band 4.76, workspace 5.30 ms; resnet
+ *   0.90 against 0.88-1.05), and in f16/bf16 when the band cannot hold every channel of the window rows
+ *   (inception f16 3.16 against band 4.34 ms: a channel-blocked band reads each gradOutput line and writes
+ *   each gradInput line once per block), otherwise the band (resnet f16 0.80 against direct 1.07 ms). */
+static bool nhwc_band_channel_blocked(const poolgrad_problem *pr)
+{
+    const int64_t rows = ceil_div(pr->k[0], pr->s[0]) * ceil_div(pr->k[1], pr->s[1]);
+    return rows * pr->out[2] > PG_CBQ / (pr->c > 0 ? pr->c : 1);
+}
 static bool nhwc_prefers(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf)
 {
     (void)conf;
-    return terms(pr) <= (pr->dtype == POOLGRAD_F32 ? 8 : 1);
+    if (terms(pr) <= 1)
+        return true;
+    if (ceil_div(pr->k[0], pr->s[0]) > 1 || terms(pr) > 9)
+        return false;
+    return pr->dtype == POOLGRAD_F32 || nhwc_band_channel_blocked(pr);
 }
 
 /* cfee2ca: with one od row per gradInput row (2D) the band beats the workspace (inception bf16 NHWC
@@ -71,7 +88,9 @@ static const struct kind_rule {
                  "the oh rows of a tile of rows, for the od slabs in use and a W block of one vector or more, fit the stack band", NULL, NULL },
     { "nchw_b", "gradInput rows contiguous along W, divisors exact in float, a row block's q rows fit the stack band", NULL, NULL },
     { "nchw_q", "gradInput rows contiguous along W, divisors exact in float", NULL, NULL },
-    { "nhwc", "gradInput and gradOutput contiguous along C", "at most 8 terms per element in f32, 1 in f16/bf16", nhwc_prefers },
+    { "nhwc", "gradInput and gradOutput contiguous along C",
+      "one term per element, or one od row and at most 9 terms in f32 (in f16/bf16 when the band would be "
+      "channel-blocked)", nhwc_prefers },
     { "nhwc_b", "gradInput contiguous along C, the stack band holds a vector of channels", "one od row per gradInput row",
       nhwc_b_prefers },
     { "nhwc_q", "gradInput contiguous along C", NULL, NULL },
