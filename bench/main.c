@@ -502,7 +502,8 @@ int main(int argc, char **argv)
                "x_ref = ref / time;\n");
     printf("check = gradInput bit-exact vs the scalar reference (verified / FAIL).%s\n\n",
            use_dnnl ? " onednn = oneDNN backward pooling, same problem and layout, timed alternately; "
-                      "x_dnnl = onednn / time." : "");
+                      "x_dnnl = the median over the reps of onednn / poolgrad\n       timed back to back (a pair shares the machine's load, so a burst of "
+                      "noise from other processes moves both; the ratio of the medians can differ)." : "");
     load_start = loadavg1();
     if (load_start > 0.5)
         printf("warning: load average %.2f at start: other processes are running, timings will be noisy "
