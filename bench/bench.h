@@ -102,6 +102,7 @@ typedef struct row {
     /* the limit (roofline.c): seconds; t_limit = max(t_lim_mem, t_lim_arith), frac_limit = t_limit / t_pg */
     int64_t terms;     /* (gradInput element, covering window) pairs */
     double t_lim_mem, t_lim_div, t_lim_add, t_lim_conv, t_lim_arith, t_limit, frac_limit;
+    bool divisors_pow2; /* every divisor a power of two: the division part priced as a multiplication */
     bool arith_bound;  /* the arithmetic time is the larger */
     char limit_isa[12]; /* the per-lane costs used: those of the ISA that ran */
     double t_ref;      /* NAN if not timed */
@@ -206,6 +207,7 @@ typedef struct roof_costs {
     char isa[12];
     int lanes;                 /* f32 lanes per vector */
     double div[3];             /* by poolgrad_dtype: load, widen (f16/bf16), an IEEE f32 division, store */
+    double mul[3];             /* the same with a multiplication (rows whose divisors are all powers of two) */
     double addload;            /* one load + one f32 add */
     double narrow[3];          /* by poolgrad_dtype: f32 0; f16, bf16 the exact sequences with their stores */
 } roof_costs;
@@ -218,6 +220,8 @@ const roof_costs *roof_costs_for(const char *isa);
 int64_t roof_terms(const group *g);
 /* roof_terms' count against a brute-force one on small geometries (--selftest) */
 bool selftest_roofline(void);
+/* every window divisor of the group's problem is + or - a power of two (the kernels multiply) */
+bool roof_divisors_pow2(const group *g);
 /* fill the limit fields of a timed row (needs bytes, memcpy_gbs, t_pg, isa, threads) */
 void roof_row(row *r, const group *g);
 /* "avx512, 16 f32 lanes: div ..., add+load ... ns per lane" */

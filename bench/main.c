@@ -75,6 +75,8 @@
  *                memory      (gradOutput + gradInput bytes) / the memcpy GB/s of %memcpy above (same size,
  *                            same thread count, same run)
  *                arithmetic  ( gradOutput elements x div[dtype]    load, f16/bf16 widening, IEEE f32 division
+ *                                                                (mul[dtype], a multiplication, when every divisor is
+ *                                                                a power of two: what the kernels then do)
  *                            + terms x addload                   one load + one f32 add per term
  *                            + gradInput elements x narrow[dtype] ) / threads     f16/bf16 narrowing + store
  *              a term is a (gradInput element, window covering it) pair, counted exactly from the geometry

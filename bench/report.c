@@ -217,16 +217,19 @@ static void write_json_context(FILE *f)
     json_num_or_unknown(f, ctx.freq_hw_max_mhz);
     fprintf(f, "},\n    \"roofline\": {\"model\": ");
     json_str(f, "limit = max(memory: (gradOutput + gradInput bytes) / memcpy bandwidth of the row; arithmetic: "
-                "(go_numel * div[dtype] + terms * addload + gi_numel * narrow[dtype]) / threads), ns per lane of "
-                "the ISA that ran; div[f16/bf16] includes the widening");
+                "(go_numel * div[dtype] (mul[dtype] when every divisor is a power of two) + terms * addload + "
+                "gi_numel * narrow[dtype]) / threads), ns per lane of the ISA that ran; div/mul[f16/bf16] include "
+                "the widening");
     fprintf(f, ", \"ns_per_lane\": [");
     for (int i = 0; i < n_roof; i++) {
         const roof_costs *c = &roof_table[i];
         fprintf(f, "%s\n      {\"isa\": ", i ? "," : "");
         json_str(f, c->isa);
         fprintf(f, ", \"vector_bytes\": %d, \"f32_lanes\": %d, \"div_f32\": %.6g, \"widen_div_f16\": %.6g, "
-                   "\"widen_div_bf16\": %.6g, \"addload\": %.6g, \"narrow_f16\": %.6g, \"narrow_bf16\": %.6g}",
-                4 * c->lanes, c->lanes, c->div[POOLGRAD_F32], c->div[POOLGRAD_F16], c->div[POOLGRAD_BF16], c->addload,
+                   "\"widen_div_bf16\": %.6g, \"mul_f32\": %.6g, \"widen_mul_f16\": %.6g, \"widen_mul_bf16\": %.6g, "
+                   "\"addload\": %.6g, \"narrow_f16\": %.6g, \"narrow_bf16\": %.6g}",
+                4 * c->lanes, c->lanes, c->div[POOLGRAD_F32], c->div[POOLGRAD_F16], c->div[POOLGRAD_BF16],
+                c->mul[POOLGRAD_F32], c->mul[POOLGRAD_F16], c->mul[POOLGRAD_BF16], c->addload,
                 c->narrow[POOLGRAD_F16], c->narrow[POOLGRAD_BF16]);
     }
     fprintf(f, "%s]}\n  }", n_roof ? "\n    " : "");
@@ -285,6 +288,7 @@ void write_json(const char *path, const options *o)
         json_str(f, r->limit_isa);
         JN("limit_memory_s", r->t_lim_mem);
         JN("limit_div_s", r->t_lim_div);
+        fprintf(f, ", \"divisors_pow2\": %s", r->divisors_pow2 ? "true" : "false");
         JN("limit_addload_s", r->t_lim_add);
         JN("limit_convert_s", r->t_lim_conv);
         JN("limit_arith_s", r->t_lim_arith);

@@ -7,7 +7,10 @@
  *   memory time      = (gradOutput bytes read + gradInput bytes written) / the row's memcpy bandwidth (the
  *                      memcpy of a gradInput-sized buffer at the row's thread count, same run: timing.c)
  *   arithmetic time  = ( go_numel x div(dtype)          per gradOutput element: its load, the f16/bf16
- *                                                       widening, one IEEE f32 division, a store
+ *                                                       widening, one IEEE f32 division, a store (mul(dtype),
+ *                                                       a multiplication, when every divisor is a power of
+ *                                                       two: the kernels then multiply by the exact
+ *                                                       reciprocal, docs/SEMANTICS.md section 6)
  *                      + terms    x addload             one load and one f32 add per term
  *                      + gi_numel x narrow(dtype) )     f16/bf16: narrowing each gradInput element
  *                      / threads
@@ -24,6 +27,7 @@
  *            y[i] = (h[i] << 16) / d (gradOutput values only feed a division, which quiets a signalling
  *            NaN as the reference does). The widening is
  *            priced fused with the division, as a kernel does it: it runs on other ports than the divider
+ *   mul      the same three loops with y = x * r, r = 1/8 (the power-of-two rows)
  *   addload  8 independent vector accumulators a_j += x[i + j]: one load and one add per lane, as many in
  *            flight as the add latency needs
  *   narrow   f32 -> f16 (canonical NaN and a conversion instruction, or on the normal range rebias and
@@ -58,6 +62,7 @@ static float roof_x[ROOF_LANES] __attribute__((aligned(64)));
 static float roof_y[ROOF_LANES] __attribute__((aligned(64)));
 static uint16_t roof_h[ROOF_LANES] __attribute__((aligned(64)));
 static volatile float roof_divisor = 9.0f;
+static volatile float roof_recip = 0.125f;
 
 static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
 
@@ -75,6 +80,39 @@ static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
         for (int p = 0; p < passes; p++) {                                                                      \
             for (int i = 0; i < ROOF_LANES / VL_##S; i++)                                                       \
                 y[i] = x[i] / d;                                                                                 \
+            barrier();                                                                                           \
+        }                                                                                                        \
+    }                                                                                                            \
+    ATTR __attribute__((noinline)) static void roof_mul_##S(int passes)                                          \
+    {                                                                                                            \
+        const vf_##S r = (vf_##S){ 0 } + roof_recip;                                                            \
+        const vf_##S *x = (const vf_##S *)(const void *)roof_x;                                                \
+        vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
+        for (int p = 0; p < passes; p++) {                                                                      \
+            for (int i = 0; i < ROOF_LANES / VL_##S; i++)                                                       \
+                y[i] = x[i] * r;                                                                                 \
+            barrier();                                                                                           \
+        }                                                                                                        \
+    }                                                                                                            \
+    ATTR __attribute__((noinline)) static void roof_widen_mul_f16_##S(int passes)                                \
+    {                                                                                                            \
+        const vf_##S r = (vf_##S){ 0 } + roof_recip;                                                            \
+        const vh_##S *h = (const vh_##S *)(const void *)roof_h;                                                \
+        vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
+        for (int p = 0; p < passes; p++) {                                                                      \
+            for (int i = 0; i < ROOF_LANES / VL_##S; i++)                                                       \
+                y[i] = F16W_##S(h[i]) * r;                                                                       \
+            barrier();                                                                                           \
+        }                                                                                                        \
+    }                                                                                                            \
+    ATTR __attribute__((noinline)) static void roof_widen_mul_bf16_##S(int passes)                               \
+    {                                                                                                            \
+        const vf_##S r = (vf_##S){ 0 } + roof_recip;                                                            \
+        const vh_##S *h = (const vh_##S *)(const void *)roof_h;                                                \
+        vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
+        for (int p = 0; p < passes; p++) {                                                                      \
+            for (int i = 0; i < ROOF_LANES / VL_##S; i++)                                                       \
+                y[i] = ASF_##S(CVT_##S(h[i], vu_##S) << 16) * r;                                               \
             barrier();                                                                                           \
         }                                                                                                        \
     }                                                                                                            \
@@ -147,12 +185,13 @@ static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
     }                                                                                                            \
     static const roof_fns roof_fns_##S = { VL_##S,           roof_div_##S,         roof_addload_##S,           \
                                            roof_widen_f16_##S, roof_narrow_f16_##S, roof_widen_bf16_##S,        \
-                                           roof_narrow_bf16_##S };
+                                           roof_narrow_bf16_##S, roof_mul_##S,    roof_widen_mul_f16_##S,      \
+                                           roof_widen_mul_bf16_##S };
 
 typedef void (*roof_loop)(int passes);
 typedef struct roof_fns {
     int lanes;
-    roof_loop div, addload, widen_div_f16, narrow_f16, widen_div_bf16, narrow_bf16;
+    roof_loop div, addload, widen_div_f16, narrow_f16, widen_div_bf16, narrow_bf16, mul, widen_mul_f16, widen_mul_bf16;
 } roof_fns;
 
 /*
@@ -288,7 +327,40 @@ const roof_costs *roof_costs_for(const char *isa)
     c->narrow[POOLGRAD_F16] = per_lane(fn->narrow_f16, ROOF_LANES);
     c->div[POOLGRAD_BF16] = per_lane(fn->widen_div_bf16, ROOF_LANES);
     c->narrow[POOLGRAD_BF16] = per_lane(fn->narrow_bf16, ROOF_LANES);
+    c->mul[POOLGRAD_F32] = per_lane(fn->mul, ROOF_LANES);
+    c->mul[POOLGRAD_F16] = per_lane(fn->widen_mul_f16, ROOF_LANES);
+    c->mul[POOLGRAD_BF16] = per_lane(fn->widen_mul_bf16, ROOF_LANES);
     return c;
+}
+
+static bool is_pow2(int64_t v)
+{
+    const uint64_t m = v < 0 ? 0u - (uint64_t)v : (uint64_t)v;
+    return m != 0 && (m & (m - 1)) == 0;
+}
+
+/* every window's divisor a power of two (the override, or every per-axis factor: padded extents with
+ * count_include_pad, clipped ones without, ceil-mode windows ending at I + p) */
+static bool divisors_pow2_of(int sd, const int64_t *I, const int64_t *O, const int64_t *k, const int64_t *s,
+                             const int64_t *p, bool cip, int64_t divisor)
+{
+    if (divisor)
+        return is_pow2(divisor);
+    for (int a = 0; a < sd; a++) {
+        for (int64_t o = 0; o < O[a]; o++) {
+            const int64_t b = o * s[a] - p[a], e = b + k[a] < I[a] + p[a] ? b + k[a] : I[a] + p[a];
+            const int64_t f = cip ? e - b : (e < I[a] ? e : I[a]) - (b > 0 ? b : 0);
+            if (!is_pow2(f))
+                return false;
+        }
+    }
+    return true;
+}
+
+bool roof_divisors_pow2(const group *g)
+{
+    const bench_case *bc = g->bc;
+    return divisors_pow2_of(bc->sd, g->gi_shape + 2, g->go_shape + 2, bc->k, bc->s, bc->p, bc->cip, bc->divisor);
 }
 
 /* the terms of one axis: the windows clipped to the input, summed over the output positions */
@@ -378,6 +450,26 @@ bool selftest_roofline(void)
                                           x[a] < o[a] * t[i].s[a] - t[i].p[a] + t[i].k[a];
                                 brute += in;
                             }
+        for (int cip = 0; cip < 2; cip++) { /* every window's divisor, as docs/SEMANTICS.md section 3 defines it */
+            bool all = true;
+            for (int64_t o0 = 0; o0 < O[0]; o0++)
+                for (int64_t o1 = 0; o1 < O[1]; o1++)
+                    for (int64_t o2 = 0; o2 < O[2]; o2++) {
+                        const int64_t o[3] = { o0, o1, o2 };
+                        int64_t d = 1;
+                        for (int a = 0; a < t[i].sd; a++) {
+                            const int64_t b = o[a] * t[i].s[a] - t[i].p[a];
+                            const int64_t e = b + t[i].k[a] < I[a] + t[i].p[a] ? b + t[i].k[a] : I[a] + t[i].p[a];
+                            d *= cip ? e - b : (e < I[a] ? e : I[a]) - (b > 0 ? b : 0);
+                        }
+                        all &= is_pow2(d);
+                    }
+            if (divisors_pow2_of(t[i].sd, I, O, t[i].k, t[i].s, t[i].p, cip, 0) != all) {
+                printf("selftest roof_divisors_pow2 case %zu (count_include_pad %d): %d, brute force %d\n", i, cip,
+                       !all, all);
+                ok = false;
+            }
+        }
         int64_t got = terms_of(t[i].sd, 3, I, O, t[i].k, t[i].s, t[i].p);
         if (got != 3 * brute) {
             printf("selftest roof_terms case %zu: %lld terms, brute force %lld\n", i, (long long)got,
@@ -395,7 +487,8 @@ void roof_row(row *r, const group *g)
     r->terms = roof_terms(g);
     r->t_lim_mem = r->bytes / (r->memcpy_gbs * 1e9);
     const double go = (double)r->go_numel, gi = (double)r->gi_numel;
-    r->t_lim_div = go * c->div[g->dt] * 1e-9 / r->threads;
+    r->divisors_pow2 = roof_divisors_pow2(g);
+    r->t_lim_div = go * (r->divisors_pow2 ? c->mul : c->div)[g->dt] * 1e-9 / r->threads;
     r->t_lim_add = (double)r->terms * c->addload * 1e-9 / r->threads;
     r->t_lim_conv = gi * c->narrow[g->dt] * 1e-9 / r->threads;
     r->t_lim_arith = r->t_lim_div + r->t_lim_add + r->t_lim_conv;
@@ -408,7 +501,9 @@ void roof_describe(char *buf, size_t n, const roof_costs *c)
 {
     snprintf(buf, n,
              "%s, %d-byte vectors (%d f32 lane%s): div f32 %.4f, f16 widen+div %.4f, bf16 widen+div %.4f; "
-             "add+load %.4f; narrow f16 %.4f, bf16 %.4f ns per lane",
+             "mul (power-of-two divisors) f32 %.4f, f16 %.4f, bf16 %.4f; add+load %.4f; narrow f16 %.4f, bf16 %.4f "
+             "ns per lane",
              c->isa, 4 * c->lanes, c->lanes, c->lanes == 1 ? "" : "s", c->div[POOLGRAD_F32], c->div[POOLGRAD_F16],
-             c->div[POOLGRAD_BF16], c->addload, c->narrow[POOLGRAD_F16], c->narrow[POOLGRAD_BF16]);
+             c->div[POOLGRAD_BF16], c->mul[POOLGRAD_F32], c->mul[POOLGRAD_F16], c->mul[POOLGRAD_BF16], c->addload,
+             c->narrow[POOLGRAD_F16], c->narrow[POOLGRAD_BF16]);
 }
