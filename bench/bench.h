@@ -96,6 +96,8 @@ typedef struct row {
     double bytes;      /* go read + gi written */
     double t_pg;       /* median seconds */
     double t_pg_min, t_dnnl_min; /* fastest rep, CSV/JSON only (a hint on a noisy machine) */
+    double t_pg_solo;  /* with --torch: median of poolgrad alone, repeated back to back as torch_bench.py times
+                        * PyTorch (caches as warm as a repeated call leaves them); NAN otherwise */
     double gbs;
     double t_memcpy, memcpy_gbs, frac_memcpy;
     int memcpy_inner;  /* copies per memcpy measurement (memcpy_limit_time) */

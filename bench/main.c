@@ -39,7 +39,8 @@
  *   --no-onednn       skip the oneDNN columns even when built with oneDNN
  *   --dump DIR        no timed rows: write every problem's gradOutput and reference gradInput (raw, memory
  *                     order) and DIR/manifest.json, for bench/torch_bench.py
- *   --torch FILE      add the PyTorch columns (torch = PyTorch's median time, x_torch = torch / time) from
+ *   --torch FILE      add the PyTorch columns (torch = PyTorch's median time, x_torch = torch / poolgrad's median
+ *                     timed as PyTorch is: alone, call after call, one thread) from
  *                     the TORCH.json that bench/torch_bench.py wrote; its bit check against the reference is
  *                     noted on rows where it is not "bit-identical". The PyTorch column, in three steps (or
  *                     the first two in one: torch_bench.py --bench build/bench/poolgrad_bench ... -- OPTIONS):
@@ -638,7 +639,8 @@ int main(int argc, char **argv)
             f32_same += s && !strcmp(r->dtype, "f32");
         }
         printf("\nPyTorch %s (from %s, timed by bench/torch_bench.py in its own process, not alternating with "
-               "poolgrad): %d of %d rows matched, x_torch = torch / time.\nPyTorch's gradInput vs the reference "
+               "poolgrad): %d of %d rows matched, x_torch = torch / poolgrad's median timed the same way\n(alone, call after "
+               "call, after the alternating reps; JSON time_solo_s).\nPyTorch's gradInput vs the reference "
                "(= poolgrad's): f32 %d of %d bit-identical; all dtypes %d identical, %d differ, %d n/a (no PyTorch "
                "CPU kernel).\n", torch_version, o.torch, matched, n_rows, f32_same, f32, same, matched - same - na, na);
         torch_unload();

@@ -303,6 +303,7 @@ void write_json(const char *path, const options *o)
         JN("onednn_time_min_s", r->t_dnnl_min);
         JN("speedup_vs_onednn", r->x_dnnl);
         JN("onednn_max_abs_err", r->dnnl_maxabs);
+        JN("time_solo_s", r->t_pg_solo);
         JN("torch_time_s", r->t_torch);
         JN("speedup_vs_torch", r->x_torch);
 #undef JN

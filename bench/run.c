@@ -27,6 +27,7 @@ static row *new_row(void)
     row *r = &rows[n_rows++];
     memset(r, 0, sizeof *r);
     r->t_ref = r->x_ref = r->t_dnnl = r->x_dnnl = r->dnnl_maxabs = r->ns_per_elem = r->t_pg_min = r->t_dnnl_min = NAN;
+    r->t_pg_solo = NAN;
     r->t_torch = r->x_torch = NAN;
     return r;
 }
@@ -395,6 +396,19 @@ void run_row(group *g, const run_cfg *rc, const options *o)
             rr[i] = td[i] / tp[i];
         r->x_dnnl = median(rr, reps);
         free(rr);
+    }
+    if (report_torch && rc->threads == 1) { /* PyTorch is timed alone (one thread), call after call: poolgrad
+                                               * the same way, for x_torch */
+        double *ts = calloc((size_t)reps, sizeof *ts);
+        if (!ts)
+            die("out of memory");
+        for (int i = 0; i < reps; i++) {
+            t0 = now_s();
+            poolgrad_execute(plan, ws, wsz, rc->threads);
+            ts[i] = now_s() - t0;
+        }
+        r->t_pg_solo = median(ts, reps);
+        free(ts);
     }
     r->t_pg = median(tp, reps); /* sorts */
     r->t_pg_min = tp[0];

@@ -123,7 +123,7 @@ bool torch_attach(row *r)
             continue;
         r->has_torch = true;
         r->t_torch = jv_num(t, "time_s");
-        r->x_torch = r->t_torch / r->t_pg;
+        r->x_torch = r->t_torch / (isnan(r->t_pg_solo) ? r->t_pg : r->t_pg_solo);
         snprintf(r->torch_check, sizeof r->torch_check, "%s", jv_str(t, "check", "?"));
         return true;
     }
