@@ -29,7 +29,8 @@ static int64_t terms(const poolgrad_problem *pr) { return window_rows(pr) * ceil
 /*
  * The speed rules: ISA-independent facts about the problem (and the blocking configure() chose). They
  * never change a bit, only which kernel computes them. All were measured single-threaded with the
- * AVX-512 kernels on AMD EPYC Zen 4, in the commit named; they are applied to every ISA unmeasured.
+ * AVX-512 kernels, on AMD EPYC Zen 4 in the commit named, the channels-last rule on Zen 5; they are
+ * applied to every ISA unmeasured.
  */
 
 /* be86978: the direct W-row kernel wins while each gradInput row has one window row; with more,
