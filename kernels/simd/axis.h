@@ -63,6 +63,21 @@ PG_AI int64_t pg_axis_factor(const pg_axis *ax, const poolgrad_problem *pr, int6
     return ax->tab ? ax->f[o] : pg_factor(pr, ax->a, o);
 }
 
+/*
+ * t[o] = pg_dfac of axis factor o for every window o, when the axis is tabulated and every divisor is
+ * exact in float (pg_div_small): then a divisor's factor is the product of its axes' t entries, exactly
+ * (integers up to 2^24, or powers of two), and the row walks multiply two floats instead of computing
+ * pg_dfac of an int64 product. Returns t, or NULL (t unused).
+ */
+PG_AI const float *pg_axis_dfacs(const pg_axis *ax, const poolgrad_problem *pr, float *t)
+{
+    if (!ax->tab || !pg_div_small(pr))
+        return NULL;
+    for (int64_t o = 0; o < pr->out[ax->a]; o++)
+        t[o] = pg_dfac(pr, ax->f[o]);
+    return t;
+}
+
 /* H window ranges of gradInput rows h .. h + R - 1 of one plane, and the union [u0, u1) of the non-empty ones. */
 PG_AI void pg_block_h_ranges(const pg_axis *axh, const poolgrad_problem *pr, int64_t h, int R, int64_t *ob,
                              int64_t *oe, int64_t *u0, int64_t *u1)

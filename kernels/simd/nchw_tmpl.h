@@ -205,6 +205,8 @@ PG_AI void nchw_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *c
     const pg_axis *axd = &axes[0], *axh = &axes[1];
     pg_axis_init(&axes[0], pr, 0);
     pg_axis_init(&axes[1], pr, 1);
+    float fdbuf[PG_AXMAX], fhbuf[PG_AXMAX];
+    const float *fdt = pg_axis_dfacs(axd, pr, fdbuf), *fht = pg_axis_dfacs(axh, pr, fhbuf);
     for (int64_t wb = 0; wb < IW; wb += conf->w_block) {
         const int64_t we = pg_min(IW, wb + conf->w_block);
         const int nch = pg_build_chunks(pr, wb, we, ch);
@@ -230,7 +232,7 @@ PG_AI void nchw_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *c
                 const int64_t fd = ovr ? 1 : pg_axis_factor(axd, pr, od);
                 for (int64_t oh = oh0; oh < oh1; oh++, T++) {
                     toff[T] = (gn * os[PG_N] + gc * os[PG_C] + od * os[PG_D] + oh * os[PG_H]) * es;
-                    tdiv[T] = ovr ? ovf : pg_dfac(pr, fd * pg_axis_factor(axh, pr, oh));
+                    tdiv[T] = ovr ? ovf : fdt && fht ? fdt[od] * fht[oh] : pg_dfac(pr, fd * pg_axis_factor(axh, pr, oh));
                 }
             }
             char *dst[PG_GROUP];
@@ -671,7 +673,7 @@ _Static_assert(PG_BQ * 4 + PG_BL * 4 + PG_BSLOTS * 8 + PG_WCH * sizeof(pg_wchunk
                    sizeof(pg_hsched) + 2 * sizeof(pg_axis) < PG_STACK_BUDGET,
                "_nchw_b run: stack buffers over the budget");
 _Static_assert(PG_WCH * (sizeof(pg_wchunk) + sizeof(vf) + sizeof(vsel_keep) + VL * 4) + PG_TMAX * (8 + 4) +
-                   2 * sizeof(pg_axis) < PG_STACK_BUDGET,
+                   2 * sizeof(pg_axis) + 2 * PG_AXMAX * 4 < PG_STACK_BUDGET,
                "_nchw run: stack buffers over the budget");
 
 static void nchw_b_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,

@@ -44,16 +44,6 @@ typedef struct pg_tdiv {
     const float *fw; /* NULL: from fdh and the W axis */
 } pg_tdiv;
 
-/* fw: pg_dfac of every W factor, when the table can be used (see pg_tdiv) */
-PG_AI const float *pg_tdiv_fw(const poolgrad_problem *pr, const pg_axis *axw, float *fw)
-{
-    if (!axw->tab || !pg_div_small(pr))
-        return NULL;
-    for (int64_t o = 0; o < pr->out[2]; o++)
-        fw[o] = pg_dfac(pr, pg_axis_factor(axw, pr, o));
-    return fw;
-}
-
 /*
  * One channel block of nv (1..PG_CU, a constant after inlining) full vectors, or one partial vector of nl
  * lanes when nv == 0, at channel c of ndst pixels sharing their windows. Terms: window rows tt (tbase:
@@ -222,7 +212,7 @@ PG_AI void nhwc_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
     int64_t tbase[PG_TMAX];
     pg_tdiv td;
     float fw[PG_AXMAX];
-    td.fw = use_q ? NULL : pg_tdiv_fw(pr, &axes[2], fw);
+    td.fw = use_q ? NULL : pg_axis_dfacs(&axes[2], pr, fw);
     pg_pos p = pg_pos_of(begin, IH, ID, 1);
     for (int64_t row = begin; row < end; row++) {
         const int T = nhwc_terms(pr, &axes[0], &axes[1], p, use_q, NULL, tbase, &td, dt);
