@@ -14,6 +14,7 @@
  * problems, verified byte-exact). POOLGRAD_ISA at start caps which kernels are called directly.
  */
 #define _POSIX_C_SOURCE 200809L /* sigsetjmp, clock_gettime, fnmatch */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS (guard pages) */
 
 #include "convert.h"
 #include "internal.h"
@@ -21,6 +22,8 @@
 #include "testutil.h"
 
 #include "checkasm.h"
+
+#include <sys/mman.h>
 
 #define POOLGRAD_KERNEL_ENTRY(sym) &sym,
 static const poolgrad_kernel *const all_kernels[] = { POOLGRAD_FOREACH_KERNEL(POOLGRAD_KERNEL_ENTRY) };
@@ -810,6 +813,143 @@ static void test_pow2_reciprocals(void)
         ca_note("x / d == x * (1/d) for %lld (x, d) pairs on each of %d ISAs (d = 4: every f32 x%s)", checked, ncv, step == 1 ? "" : ", sampled");
 }
 
+/* ------------------------------------------------------------------ guard pages */
+
+/*
+ * bytes of storage placed against an inaccessible page: the storage ends where the page begins (at_end), or
+ * begins where it ends. A kernel that reads or writes one byte outside its views (a tail load or store
+ * wider than the row, a prefetch is harmless) faults, which the runner reports naming the kernel. The
+ * sentinel guard zones of the other tests catch writes only.
+ */
+typedef struct guarded {
+    unsigned char *map;
+    size_t maplen;
+    void *data;
+} guarded;
+
+static guarded guarded_alloc(size_t bytes, bool at_end)
+{
+    const size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (bytes + pg - 1) / pg * pg;
+    guarded g = { 0 };
+    g.maplen = n + 2 * pg;
+    void *m = mmap(NULL, g.maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CA_ASSERT(m != MAP_FAILED, "mmap of %zu bytes failed", g.maplen);
+    g.map = m;
+    CA_ASSERT(mprotect(g.map, pg, PROT_NONE) == 0 && mprotect(g.map + pg + n, pg, PROT_NONE) == 0, "mprotect failed");
+    g.data = at_end ? g.map + pg + n - bytes : g.map + pg;
+    return g;
+}
+
+static void guarded_free(guarded *g)
+{
+    if (g->map)
+        munmap(g->map, g->maplen);
+    g->map = NULL;
+}
+
+/* One dense (row-major or channels-last) random problem with gradOutput, gradInput and the workspace
+ * against guard pages; every kernel of every family the CPU runs, against the reference. */
+static void guard_page_case(pgt_rng *r, int sd, poolgrad_dtype dt, bool cl, bool at_end)
+{
+    poolgrad_params pa;
+    memset(&pa, 0, sizeof pa);
+    pa.spatial_dims = sd;
+    for (int a = 0; a < sd; a++) {
+        pa.kernel[a] = pgt_range(r, 1, 4);
+        const int mode = (int)(pgt_next(r) % 3); /* k < s, k == s, k > s */
+        pa.stride[a] = mode == 0 ? pa.kernel[a] + 1 : mode == 1 ? pa.kernel[a] : pgt_range(r, 1, pa.kernel[a]);
+        pa.padding[a] = pgt_range(r, 0, pa.kernel[a] / 2);
+    }
+    pa.ceil_mode = pgt_next(r) & 1;
+    pa.count_include_pad = pgt_next(r) & 1;
+    pa.divisor_override = (pgt_next(r) % 4) == 0 ? pgt_range(r, 1, 9) : 0;
+    const int rank = sd + 2;
+    int64_t shape[5], oshape[5];
+    shape[0] = pgt_range(r, 1, 2);
+    shape[1] = cl ? pick_size(r) : pgt_range(r, 1, 3);
+    for (int a = 0; a < sd; a++)
+        shape[2 + a] = a == sd - 1 ? pick_size(r) + (int64_t)pa.kernel[a] : pgt_range(r, pa.kernel[a], sd == 3 ? 5 : 9);
+    if ((pgt_next(r) % 8) == 0) /* global pooling: one window over the input */
+        for (int a = 0; a < sd; a++) {
+            pa.kernel[a] = shape[2 + a];
+            pa.stride[a] = shape[2 + a];
+            pa.padding[a] = 0;
+        }
+    if (poolgrad_output_shape(&pa, rank, shape, oshape) != POOLGRAD_OK)
+        return;
+    int64_t ni = 1, no = 1;
+    for (int d = 0; d < rank; d++) {
+        ni *= shape[d];
+        no *= oshape[d];
+    }
+    const size_t es = poolgrad_dtype_size(dt);
+    guarded go = guarded_alloc((size_t)no * es, at_end), gi = guarded_alloc((size_t)ni * es, at_end);
+    for (int64_t i = 0; i < no; i++)
+        pgt_store(dt, go.data, i, pgt_value(r, (pgt_next(r) % 4) == 0));
+    poolgrad_tensor tgo, tgi;
+    CA_ASSERT((cl ? poolgrad_tensor_init_channels_last(&tgo, dt, rank, sd, oshape, go.data)
+                  : poolgrad_tensor_init_contiguous(&tgo, dt, rank, oshape, go.data)) == POOLGRAD_OK, "gradOutput view");
+    CA_ASSERT((cl ? poolgrad_tensor_init_channels_last(&tgi, dt, rank, sd, shape, gi.data)
+                  : poolgrad_tensor_init_contiguous(&tgi, dt, rank, shape, gi.data)) == POOLGRAD_OK, "gradInput view");
+    poolgrad_plan *plan = NULL;
+    CA_ASSERT(poolgrad_plan_create(&pa, &tgo, &tgi, &plan) == POOLGRAD_OK, "plan_create: %s", poolgrad_last_error_message());
+    unsigned char *ref = malloc((size_t)ni * es);
+    CA_ASSERT(ref != NULL, "out of memory");
+    poolgrad_problem rp = plan->problem;
+    rp.gi = (char *)ref;
+    poolgrad_reference(&rp);
+    char desc[200];
+    snprintf(desc, sizeof desc, "%dd %s %s %lldx%lldx%lldx%lldx%lld k %lld/%lld/%lld ceil %d cip %d div %lld, storage %s a guard page",
+             sd, dtype_name(dt), cl ? "channels-last" : "row-major", (long long)shape[0], (long long)shape[1],
+             (long long)shape[2], (long long)shape[3], (long long)(sd == 3 ? shape[4] : 1), (long long)pa.kernel[sd - 1],
+             (long long)pa.stride[sd - 1], (long long)pa.padding[sd - 1], pa.ceil_mode, pa.count_include_pad,
+             (long long)pa.divisor_override, at_end ? "ending at" : "starting after");
+    const poolgrad_problem *pr = &plan->problem;
+    for (size_t i = 0; i < NKERNELS; i++) {
+        const poolgrad_kernel *k = all_kernels[i];
+        poolgrad_kernel_conf conf;
+        if (!family_of(k) || !cpu_runs(k) || !k->configure(pr, &conf))
+            continue;
+        ca_set_context("kernel %s on %s", k->name, desc);
+        memset(gi.data, 0xA5, (size_t)ni * es);
+        guarded ws = guarded_alloc(conf.workspace_size ? conf.workspace_size : 1, at_end);
+        if (k->prepare)
+            k->prepare(pr, &conf, ws.data, 0, conf.prepare_items);
+        k->run(pr, &conf, ws.data, 0, conf.work_items);
+        guarded_free(&ws);
+        CA_EXPECT(memcmp(gi.data, ref, (size_t)ni * es) == 0, "kernel %s differs from the reference on %s", k->name, desc);
+        ran_count[i]++;
+    }
+    ca_set_context(NULL);
+    free(ref);
+    poolgrad_plan_destroy(plan);
+    guarded_free(&go);
+    guarded_free(&gi);
+}
+
+/* Row and channel tails of every kernel against guard pages on both sides of the storage. */
+static void test_guard_pages(void)
+{
+    cur_family = NULL;
+    memset(ran_count, 0, sizeof ran_count);
+    pgt_rng r = rng_for("guard_pages");
+    const int n = ca_cases(96);
+    for (int c = 0; c < n; c++)
+        for (int v = 0; v < 8; v++)
+            guard_page_case(&r, 2 + (v & 1), (poolgrad_dtype)(c % 3), (v >> 1) & 1, (v >> 2) & 1);
+    int kernels = 0, runs = 0;
+    for (size_t i = 0; i < NKERNELS; i++) {
+        kernels += ran_count[i] > 0;
+        runs += ran_count[i];
+    }
+    printf("# guard_pages: %d kernel runs of %d kernels, every view ending at or starting after an inaccessible page\n",
+           runs, kernels);
+    bool simd = false; /* none under POOLGRAD_ISA=scalar */
+    for (size_t i = 0; i < NKERNELS; i++)
+        simd |= family_of(all_kernels[i]) && cpu_runs(all_kernels[i]);
+    CA_EXPECT(kernels > 0 || !simd, "no kernel ran");
+}
+
 /* ------------------------------------------------------------------ public path: ISA, caps, threads */
 
 #if defined(__aarch64__)
@@ -1178,6 +1318,7 @@ static const ca_test tests[] = {
     { "nhwc", "nhwc", test_nhwc },
     { "nhwc_b", "nhwc_b", test_nhwc_b },
     { "nhwc_q", "nhwc_q", test_nhwc_q },
+    { "guard_pages", NULL, test_guard_pages },
     { "isa_caps_and_threads", NULL, test_isa_caps_and_threads },
     { "threads_large", NULL, test_threads_large },
 };
