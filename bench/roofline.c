@@ -67,55 +67,38 @@ static volatile float roof_recip = 0.125f;
 static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
 
 /*
- * The five loops at one width. VB: vector bytes; ATTR: the function attributes (target ISA).
+ * One quotient loop at width S: y[i] = LOAD OP c, LOAD an expression of i over the f32 buffer x or the 16-bit
+ * buffer h, c = roof_divisor (OP /) or roof_recip (OP *). The division and multiplication prices of every
+ * dtype come from this one loop.
+ */
+#define ROOF_QUOT(S, ATTR, NAME, LOAD, OP, C)                                                                     \
+    ATTR __attribute__((noinline)) static void roof_##NAME##_##S(int passes)                                     \
+    {                                                                                                            \
+        const vf_##S c = (vf_##S){ 0 } + (C);                                                                   \
+        const vf_##S *x = (const vf_##S *)(const void *)roof_x;                                                \
+        const vh_##S *h = (const vh_##S *)(const void *)roof_h;                                                \
+        vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
+        (void)x;                                                                                                 \
+        (void)h;                                                                                                 \
+        for (int p = 0; p < passes; p++) {                                                                      \
+            for (int i = 0; i < ROOF_LANES / VL_##S; i++)                                                       \
+                y[i] = (LOAD)OP c;                                                                               \
+            barrier();                                                                                           \
+        }                                                                                                        \
+    }
+
+/*
+ * The loops at one width. VB: vector bytes; ATTR: the function attributes (target ISA).
  * Each function runs `passes` passes over the buffers.
  */
 #define ROOF_LOOPS(S, VB, ATTR)                                                                                   \
     enum { VL_##S = (VB) / 4 };                                                                                  \
-    ATTR __attribute__((noinline)) static void roof_div_##S(int passes)                                          \
-    {                                                                                                            \
-        const vf_##S d = (vf_##S){ 0 } + roof_divisor;                                                          \
-        const vf_##S *x = (const vf_##S *)(const void *)roof_x;                                                \
-        vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
-        for (int p = 0; p < passes; p++) {                                                                      \
-            for (int i = 0; i < ROOF_LANES / VL_##S; i++)                                                       \
-                y[i] = x[i] / d;                                                                                 \
-            barrier();                                                                                           \
-        }                                                                                                        \
-    }                                                                                                            \
-    ATTR __attribute__((noinline)) static void roof_mul_##S(int passes)                                          \
-    {                                                                                                            \
-        const vf_##S r = (vf_##S){ 0 } + roof_recip;                                                            \
-        const vf_##S *x = (const vf_##S *)(const void *)roof_x;                                                \
-        vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
-        for (int p = 0; p < passes; p++) {                                                                      \
-            for (int i = 0; i < ROOF_LANES / VL_##S; i++)                                                       \
-                y[i] = x[i] * r;                                                                                 \
-            barrier();                                                                                           \
-        }                                                                                                        \
-    }                                                                                                            \
-    ATTR __attribute__((noinline)) static void roof_widen_mul_f16_##S(int passes)                                \
-    {                                                                                                            \
-        const vf_##S r = (vf_##S){ 0 } + roof_recip;                                                            \
-        const vh_##S *h = (const vh_##S *)(const void *)roof_h;                                                \
-        vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
-        for (int p = 0; p < passes; p++) {                                                                      \
-            for (int i = 0; i < ROOF_LANES / VL_##S; i++)                                                       \
-                y[i] = F16W_##S(h[i]) * r;                                                                       \
-            barrier();                                                                                           \
-        }                                                                                                        \
-    }                                                                                                            \
-    ATTR __attribute__((noinline)) static void roof_widen_mul_bf16_##S(int passes)                               \
-    {                                                                                                            \
-        const vf_##S r = (vf_##S){ 0 } + roof_recip;                                                            \
-        const vh_##S *h = (const vh_##S *)(const void *)roof_h;                                                \
-        vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
-        for (int p = 0; p < passes; p++) {                                                                      \
-            for (int i = 0; i < ROOF_LANES / VL_##S; i++)                                                       \
-                y[i] = ASF_##S(CVT_##S(h[i], vu_##S) << 16) * r;                                               \
-            barrier();                                                                                           \
-        }                                                                                                        \
-    }                                                                                                            \
+    ROOF_QUOT(S, ATTR, div, x[i], /, roof_divisor)                                                               \
+    ROOF_QUOT(S, ATTR, mul, x[i], *, roof_recip)                                                                 \
+    ROOF_QUOT(S, ATTR, widen_f16, F16W_##S(h[i]), /, roof_divisor)                                               \
+    ROOF_QUOT(S, ATTR, widen_mul_f16, F16W_##S(h[i]), *, roof_recip)                                             \
+    ROOF_QUOT(S, ATTR, widen_bf16, ASF_##S(CVT_##S(h[i], vu_##S) << 16), /, roof_divisor)                        \
+    ROOF_QUOT(S, ATTR, widen_mul_bf16, ASF_##S(CVT_##S(h[i], vu_##S) << 16), *, roof_recip)                      \
     ATTR __attribute__((noinline)) static void roof_addload_##S(int passes)                                      \
     {                                                                                                            \
         const vf_##S *x = (const vf_##S *)(const void *)roof_x;                                                \
@@ -135,29 +118,6 @@ static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
             barrier();                                                                                           \
         }                                                                                                        \
         y[0] = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;                                                          \
-    }                                                                                                            \
-    ATTR __attribute__((noinline)) static void roof_widen_f16_##S(int passes)                                    \
-    {                                                                                                            \
-        const vf_##S d = (vf_##S){ 0 } + roof_divisor;                                                          \
-        const vh_##S *h = (const vh_##S *)(const void *)roof_h;                                                \
-        vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
-        for (int p = 0; p < passes; p++) {                                                                      \
-            for (int i = 0; i < ROOF_LANES / VL_##S; i++) {                                                     \
-                y[i] = F16W_##S(h[i]) / d;                                                                       \
-            }                                                                                                    \
-            barrier();                                                                                           \
-        }                                                                                                        \
-    }                                                                                                            \
-    ATTR __attribute__((noinline)) static void roof_widen_bf16_##S(int passes)                                   \
-    {                                                                                                            \
-        const vf_##S d = (vf_##S){ 0 } + roof_divisor;                                                          \
-        const vh_##S *h = (const vh_##S *)(const void *)roof_h;                                                \
-        vf_##S *y = (vf_##S *)(void *)roof_y;                                                                  \
-        for (int p = 0; p < passes; p++) {                                                                      \
-            for (int i = 0; i < ROOF_LANES / VL_##S; i++)                                                       \
-                y[i] = ASF_##S(CVT_##S(h[i], vu_##S) << 16) / d;                                               \
-            barrier();                                                                                           \
-        }                                                                                                        \
     }                                                                                                            \
     ATTR __attribute__((noinline)) static void roof_narrow_f16_##S(int passes)                                   \
     {                                                                                                            \
