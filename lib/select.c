@@ -41,6 +41,17 @@ static bool nchw_prefers(const poolgrad_problem *pr, const poolgrad_kernel_conf 
     return window_rows(pr) <= 1;
 }
 
+/* The stride-2 shifted-load kind adds k terms per window row along W where only about k / 2 are real (the rest
+ * are the zero-stuffed columns), and it has its own code only for blocks of up to 3 window rows along H.
+ * Measured on AMD Zen 5 (AVX-512, single thread, min over 6 interleaved rounds of the standard suite's rows,
+ * against _nchw_b): resnet k3s2p1 NCHW 0.81 of the time in f32, 0.90 in f16, but 1.08 in bf16 (3D k3s2p1
+ * NCDHW: 0.83, 0.85, 1.02; bf16 also 1.04 with N = 2, in L2); 64x64 0.91 and 28x28, 14x14 1.0 in f32; but
+ * 1.35-1.6 with k5 or k7, and 1.1-1.3 with rows of two W blocks (80x80, 112x112). */
+static bool nchw_s2_prefers(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf)
+{
+    return pr->dtype != POOLGRAD_BF16 && pr->k[1] <= 3 && pr->k[2] <= 3 && conf->w_block >= pr->in[2];
+}
+
 /* The direct channels-last kernel divides (and widens f16/bf16) once per term; the band and workspace
  * kinds divide once per gradOutput element but re-read q. Measured on AMD Zen 5 (AVX-512, single thread,
  * min over 4 interleaved rounds, every kind forced on the standard suite's channels-last rows):
@@ -87,6 +98,9 @@ static const struct kind_rule {
               "a lane's windows within two vectors", "one window row per gradInput row (k <= s on D and H)", nchw_prefers },
     { "nchw_s1", "gradInput rows contiguous along W, stride 1 and k <= 16 along W, divisors exact in float, "
                  "the oh rows of a tile of rows, for the od slabs in use and a W block of one vector or more, fit the stack band", NULL, NULL },
+    { "nchw_s2", "gradInput rows contiguous along W, stride 2 and k <= 16 along W, divisors exact in float, "
+                 "the oh rows of a tile of rows, for the od slabs in use and a W block of one vector or more, fit the stack band",
+      "f32 or f16, k <= 3 along H and W, and rows of one W block", nchw_s2_prefers },
     { "nchw_b", "gradInput rows contiguous along W, divisors exact in float, a row block's q rows fit the stack band", NULL, NULL },
     { "nchw_q", "gradInput rows contiguous along W, divisors exact in float", NULL, NULL },
     { "nhwc", "gradInput and gradOutput contiguous along C",

@@ -24,8 +24,8 @@
  *
  * The design is 3 x 2: vectorized axis (W rows: _nchw*, channels-last: _nhwc*) x where q = go / divisor
  * is divided (in the run loop: direct; into a stack band: _b; a prepare pass into the workspace: _q),
- * plus _global, and _nchw_s1: W rows with stride 1 along W, a band of zero-padded q rows read by shifted
- * loads instead of lane picks. Files, in inclusion order:
+ * plus _global, and _nchw_s1 / _nchw_s2: W rows with stride 1 or 2 along W, a band of zero-padded (and for
+ * stride 2 zero-stuffed) q rows read by shifted loads instead of lane picks. Files, in inclusion order:
  *   simd/vec.h          the vector layer (the only file naming SIMDe)
  *   simd/tuning.h       every tuning constant (unit, bound, origin) and the stack budget
  *   simd/common.h       problem facts shared by the kinds, the dtype dispatch, the row walk
@@ -34,7 +34,7 @@
  *   simd/qsource.h      q = go / divisor: the one division, the prepare pass, the band cache
  *   simd/global_tmpl.h  _global
  *   simd/nchw_tmpl.h    _nchw, _nchw_b, _nchw_q
- *   simd/nchw_s1_tmpl.h _nchw_s1 (stride 1 along W: shifted loads of zero-padded q rows)
+ *   simd/nchw_s1_tmpl.h _nchw_s1, _nchw_s2 (stride 1 or 2 along W: shifted loads of zero-padded q rows)
  *   simd/nhwc_tmpl.h    _nhwc, _nhwc_b, _nhwc_q
  *   simd/exact_tmpl.h   conversions and quotients as array functions, for the exhaustive tests
  * All kernels handle any C / W (vector tails), empty gradOutput (out size 0: every element +0.0, gradOutput

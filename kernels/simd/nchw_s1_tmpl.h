@@ -1,28 +1,33 @@
 /*
- * Template: _nchw_s1, the W-vectorized kernel for stride 1 along W. Included once per ISA translation unit
+ * Template: _nchw_s1 and _nchw_s2, the W-vectorized kernels for stride 1 and 2 along W (one code, S a
+ * constant). Included once per ISA translation unit
  * by kernels_tmpl.h, after nchw_tmpl.h (it shares the W-row blocking pg_nchw_conf).
  *
  * Template parameters (defined by the including translation unit):
  *   PG_ISA        the poolgrad_isa the kernel is dispatched as
  *   PG_ISA_NAME   the kernel name prefix, used through PG_NAME
  *   PG_KSYM(x)    the symbol of kernel x
- * Defines: const poolgrad_kernel PG_KSYM(nchw_s1).
+ * Defines: const poolgrad_kernel PG_KSYM(nchw_s1), PG_KSYM(nchw_s2).
  *
  * With stride 1 along W the windows covering column w are ow = w + p - k + 1 + j for j = 0 .. k - 1
  * (those inside [0, OW)), ascending with j. In a q row Q that is zero outside [0, OW), the j-th term of
  * VL consecutive columns is then one unaligned load at offset j: no lane selection, no per-lane window
  * tables. An absent window adds +0.0, which is exact (acc is never -0.0). Each gradInput row walks its
  * window rows (od, oh) in ascending order, so every element gets the reference's terms in its order.
+ * With stride 2 the band rows are zero-stuffed: q of window ow at band column 2 ow - lo, +0.0 between.
+ * The j-th term of column w is again band column w + p - k + 1 + j: a window of w where that column holds
+ * one, +0.0 where it falls between two, so the same loads add every window of w in ascending order.
  *
  * The band, for one W block (w_block columns, w_block / VL chunks) and one tile of tile_h gradInput rows
  * along H: the tile's oh rows of band_sd od slabs, slab od in slot od % band_sd with a tag, divided when
  * a row first needs it; then a zero row. A band row holds band_len floats (whole vectors): columns
- * lo .. lo + band_len - 1 of gradOutput with lo = wb + p - k + 1, zero outside [0, OW) (the band is zeroed
+ * lo .. lo + band_len - 1 of the (stuffed) gradOutput row with lo = wb + p - k + 1, zero outside it (the band is zeroed
  * once per W block and the division writes only the columns inside). Tiles keep the band small enough
  * for L1D while every slab of the tile is reused by the d planes that need it.
  * Rows run in blocks of PG_S1R (or PG_S1R / 2) of one (n, c, d) plane, so that rows x chunks accumulators
  * are in flight (one element's sum is a chain of dependent adds); a block row with fewer window rows than
- * another adds the zero row instead. The walk: planes (n, c), W blocks, tiles, d, row blocks.
+ * another adds the zero row instead, unless the block's rows have the shape of a pattern with its own code
+ * (nchw_s1_block_cover). The walk: planes (n, c), W blocks, tiles, d, row blocks.
  */
 #ifndef PG_KSYM
 #error "nchw_s1_tmpl.h is a template: include it from kernels_tmpl.h"
@@ -38,9 +43,9 @@ static inline int64_t pg_s1_tile_rows(const poolgrad_problem *pr, int64_t th)
     return pg_min(pg_ceil_div(pr->k[1] + th - 1, pr->s[1]), pg_max(pr->out[1], 1));
 }
 
-static bool nchw_s1_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
+PG_AI bool nchw_s1_configure_s(const poolgrad_problem *pr, poolgrad_kernel_conf *conf, const int S)
 {
-    if (!(pg_gi_rows(pr) && pg_div_small(pr) && pg_band_k_ok(pr) && pr->s[2] == 1 && pr->k[2] <= PG_S1K))
+    if (!(pg_gi_rows(pr) && pg_div_small(pr) && pg_band_k_ok(pr) && pr->s[2] == S && pr->k[2] <= PG_S1K))
         return false;
     const int64_t sd = pg_min(pg_ceil_div(pr->k[0], pr->s[0]), pg_max(pr->out[0], 1));
     const int64_t IH = pg_max(pr->in[1], 1);
@@ -66,6 +71,8 @@ static bool nchw_s1_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *
     }
     return false;
 }
+static bool nchw_s1_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf) { return nchw_s1_configure_s(pr, conf, 1); }
+static bool nchw_s2_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf) { return nchw_s1_configure_s(pr, conf, 2); }
 
 /*
  * A block of R rows (nr of them real) of one plane, G chunks each: row r adds, for od in [od0, od1) and
@@ -104,42 +111,46 @@ PG_AI void nchw_s1_block(const float *qb, const float *zrow, int64_t SD, int64_t
 }
 
 /*
- * The same sums when the block's rows are a sliding window along oh: all R rows real, each with NH oh rows,
- * row r from oh0 + r (stride 1 and NH = k along H, inside the plane). Each of the NH + R - 1 oh rows is
- * loaded once and added to the rows it covers, in ascending (od, oh, ow) order for each of them: half the
- * loads of nchw_s1_block at R = 4. u, G, R and NH are constants at every call (the branches fold away).
+ * The same sums when all R rows are real and their oh rows are consecutive and known at compile time: row r
+ * covers band rows oh0 + u for the u with bit r set in cover nibble u (covers, NU nibbles). Each of the
+ * NU oh rows is loaded once and added to the rows it covers, in ascending (od, oh, ow) order for each of them.
+ * The patterns (PG_S1_SLIDE4 ... below): stride 1 and k = 3 along H (a sliding window: half the loads of nchw_s1_block
+ * at R = 4), and stride 2 with k = 3 (rows of one and two oh rows alternating: no zero row added).
+ * covers, NU, G and R are constants at every call (the branches fold away).
  */
-PG_AI void nchw_s1_slide_row(vf (*acc)[PG_S1G], const float *q, int64_t k, const int u, const int G, const int R,
-                             const int NH)
+PG_AI void nchw_s1_cover_row(vf (*acc)[PG_S1G], const float *q, int64_t k, const unsigned cover, const int G, const int R)
 {
     for (int64_t j = 0; j < k; j++)
         for (int i = 0; i < G; i++) {
             const vf v = vf_loadu(q + i * VL + j);
             for (int r = 0; r < R; r++)
-                if (r <= u && u < r + NH)
+                if (cover >> r & 1u)
                     acc[r][i] = vf_add(acc[r][i], v);
         }
 }
 
-PG_AI void nchw_s1_block_slide(const float *qb, int64_t SD, int64_t slab, int64_t len, int64_t od0, int64_t od1,
-                               int64_t oh0, int64_t k, char *const *dst, int64_t nlast, const int G, const int R,
-                               int64_t es, poolgrad_dtype dt)
+PG_AI void nchw_s1_block_cover(const float *qb, int64_t SD, int64_t slab, int64_t len, int64_t od0, int64_t od1,
+                               int64_t oh0, int64_t k, char *const *dst, int64_t nlast, const unsigned covers,
+                               const int NU, const int G, const int R, int64_t es, poolgrad_dtype dt)
 {
-    enum { NH = 3 };
     vf acc[PG_S1R][PG_S1G];
     for (int r = 0; r < R; r++)
         for (int i = 0; i < G; i++)
             acc[r][i] = vf_zero();
     for (int64_t od = od0; od < od1; od++) {
         const float *s = qb + (od % SD) * slab + oh0 * len;
-        nchw_s1_slide_row(acc, s, k, 0, G, R, NH);
-        nchw_s1_slide_row(acc, s + len, k, 1, G, R, NH);
-        nchw_s1_slide_row(acc, s + 2 * len, k, 2, G, R, NH);
-        nchw_s1_slide_row(acc, s + 3 * len, k, 3, G, R, NH);
-        if (R > 2) {
-            nchw_s1_slide_row(acc, s + 4 * len, k, 4, G, R, NH);
-            nchw_s1_slide_row(acc, s + 5 * len, k, 5, G, R, NH);
-        }
+        /* written out: a loop over u is not unrolled, and the cover tests stay branches */
+        nchw_s1_cover_row(acc, s, k, covers & 15u, G, R);
+        if (NU > 1)
+            nchw_s1_cover_row(acc, s + len, k, covers >> 4 & 15u, G, R);
+        if (NU > 2)
+            nchw_s1_cover_row(acc, s + 2 * len, k, covers >> 8 & 15u, G, R);
+        if (NU > 3)
+            nchw_s1_cover_row(acc, s + 3 * len, k, covers >> 12 & 15u, G, R);
+        if (NU > 4)
+            nchw_s1_cover_row(acc, s + 4 * len, k, covers >> 16 & 15u, G, R);
+        if (NU > 5)
+            nchw_s1_cover_row(acc, s + 5 * len, k, covers >> 20 & 15u, G, R);
     }
     for (int r = 0; r < R; r++)
         for (int i = 0; i < G; i++) {
@@ -151,11 +162,37 @@ PG_AI void nchw_s1_block_slide(const float *qb, int64_t SD, int64_t slab, int64_
         }
 }
 
+/* The block's rows (all R real) have the shape of a pattern with its own code: 1 for PG_S1_SLIDE4/2 (k = 3 and
+ * stride 1 along H), 2 and 3 for PG_S1_ALT4A/2A and PG_S1_ALT4B/2B (k = 3 and stride 2), else 0. Direct
+ * tests: this runs once per block. */
+static inline int nchw_s1_shape(const int64_t *oh0, const int64_t *nh, int R)
+{
+    bool slide = true, alta = true, altb = true;
+    for (int r = 0; r < R; r++) {
+        slide = slide && nh[r] == 3 && oh0[r] == oh0[0] + r;
+        alta = alta && nh[r] == 1 + (r & 1) && oh0[r] == oh0[0] + r / 2;
+        altb = altb && nh[r] == 2 - (r & 1) && oh0[r] == oh0[0] + (r + 1) / 2;
+    }
+    return slide ? 1 : alta ? 2 : altb ? 3 : 0;
+}
+
+/* the patterns with their own code: NU in the top nibble, the cover nibbles below */
+#define PG_S1_PAT(nu, covers) ((unsigned)(nu) << 28 | (covers))
+#define PG_S1_SLIDE4 PG_S1_PAT(6, 0x8ce731u) /* stride 1, k 3, R 4: rows 0-2, 1-3, 2-4, 3-5 */
+#define PG_S1_SLIDE2 PG_S1_PAT(4, 0x2331u)   /* stride 1, k 3, R 2 */
+#define PG_S1_ALT4A PG_S1_PAT(3, 0x8e3u)     /* stride 2, k 3, R 4, from a row of one oh row: 0, 0-1, 1, 1-2 */
+#define PG_S1_ALT4B PG_S1_PAT(3, 0xc71u)     /* ... from a row of two: 0-1, 1, 1-2, 2 */
+#define PG_S1_ALT2A PG_S1_PAT(2, 0x23u)      /* stride 2, k 3, R 2: 0, 0-1 */
+#define PG_S1_ALT2B PG_S1_PAT(2, 0x31u)      /* 0-1, 1 */
+#define PG_S1_SLIDE(R) ((R) == 4 ? PG_S1_SLIDE4 : PG_S1_SLIDE2)
+#define PG_S1_ALTA(R) ((R) == 4 ? PG_S1_ALT4A : PG_S1_ALT2A)
+#define PG_S1_ALTB(R) ((R) == 4 ? PG_S1_ALT4B : PG_S1_ALT2B)
+
 /* Rows [u0, u1) of slab od of plane (n, c) into a slot: columns [c0, c1) of each at their band offsets
  * (ow - lo), the same division as the prepare pass; the floats outside them keep their zeros. */
 PG_AI void nchw_s1_divide(const poolgrad_problem *pr, float *slab, const float *fwt, const pg_axis *axd,
                           const pg_axis *axh, int64_t n, int64_t c, int64_t od, int64_t u0, int64_t u1, int64_t lo,
-                          int64_t c0, int64_t c1, int64_t len, const char *go_end, poolgrad_dtype dt)
+                          int64_t c0, int64_t c1, int64_t len, const char *go_end, const int S, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t *os = pr->go_stride;
@@ -164,7 +201,7 @@ PG_AI void nchw_s1_divide(const poolgrad_problem *pr, float *slab, const float *
     const int64_t fd = ovr ? 1 : pg_axis_factor(axd, pr, od);
     for (int64_t oh = u0; oh < u1; oh++)
         pg_q_divide(pr, PG_QW, g + oh * os[PG_H] * es, c0, c1, ovr ? 1 : fd * pg_axis_factor(axh, pr, oh), fwt, NULL,
-                    go_end, slab + (oh - u0) * len + (c0 - lo), 0, PG_QD_KEEP, dt);
+                    go_end, slab + (oh - u0) * len + (c0 * S - lo), 0, S == 1 ? PG_QD_KEEP : PG_QD_STUFF2, dt);
 }
 
 /* Row u0, column c0 of the slab after (n, c, od): od + 1 of the plane, or when last (the plane's last tile
@@ -189,7 +226,7 @@ PG_AI const char *nchw_s1_next_slab(const poolgrad_problem *pr, int64_t n, int64
 }
 
 PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, int64_t begin, int64_t end,
-                          poolgrad_dtype dt)
+                          const int S, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], IW = pr->in[2];
@@ -218,24 +255,25 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
         for (int64_t wb = 0; wb < IW; wb += conf->w_block) {
             const int G = (int)pg_min(conf->w_block / VL, pg_ceil_div(IW - wb, VL));
             const int64_t nlast = IW - wb - (int64_t)(G - 1) * VL < VL ? IW - wb - (int64_t)(G - 1) * VL : VL;
-            const int64_t lo = wb + pr->p[2] - k + 1;
-            const int64_t c0 = pg_max(lo, 0), c1 = pg_min(OW, lo + len);
+            const int64_t lo = wb + pr->p[2] - k + 1; /* band column 0: ow * S = lo */
+            const int64_t c0 = lo > 0 ? (lo + S - 1) / S : 0, c1 = pg_min(OW, (lo + len + S - 1) / S);
+            const int64_t nz0 = c0 * S - lo, nz1 = c1 > c0 ? (c1 - 1) * S - lo + 1 : nz0; /* band columns written */
             if (wb != fwt_wb) { /* the same for every plane: a plane of a few rows would spend more on it than on its sums */
                 for (int64_t t = 0; t < c1 - c0 + VL; t++)
                     fwt[t] = !ovr && c0 + t < c1 ? pg_dfac(pr, pg_factor(pr, 2, c0 + t)) : 1.0f;
                 fwt_wb = wb;
             }
             /* band columns [c0 - lo, c1 - lo) of every row are divided into; the others must read +0.0 */
-            if (zc0 < zc1 && (c0 - lo > zc0 || c1 - lo < zc1)) {
+            if (zc0 < zc1 && (nz0 > zc0 || nz1 < zc1)) {
                 for (int64_t row = 0; row < SD * conf->band_sh; row++) {
-                    if (c0 - lo > zc0)
-                        memset(qb + row * len + zc0, 0, (size_t)(pg_min(c0 - lo, zc1) - zc0) * sizeof(float));
-                    if (c1 - lo < zc1)
-                        memset(qb + row * len + pg_max(c1 - lo, zc0), 0, (size_t)(zc1 - pg_max(c1 - lo, zc0)) * sizeof(float));
+                    if (nz0 > zc0)
+                        memset(qb + row * len + zc0, 0, (size_t)(pg_min(nz0, zc1) - zc0) * sizeof(float));
+                    if (nz1 < zc1)
+                        memset(qb + row * len + pg_max(nz1, zc0), 0, (size_t)(zc1 - pg_max(nz1, zc0)) * sizeof(float));
                 }
             }
-            zc0 = c0 - lo;
-            zc1 = c1 - lo;
+            zc0 = nz0;
+            zc1 = nz1;
             for (int64_t h0 = 0; h0 < IH; h0 += conf->tile_h) {
                 const int64_t h1 = pg_min(IH, h0 + conf->tile_h);
                 int64_t u0, u1, a, b;
@@ -258,7 +296,7 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
                         for (int64_t od = od0; od < od1; od++) {
                             const int64_t sl = od % SD;
                             if (tag[sl] != od) {
-                                nchw_s1_divide(pr, qb + sl * slab, fwt, axd, axh, pn, pc, od, u0, u1, lo, c0, c1, len, go_end, dt);
+                                nchw_s1_divide(pr, qb + sl * slab, fwt, axd, axh, pn, pc, od, u0, u1, lo, c0, c1, len, go_end, S, dt);
                                 tag[sl] = od;
                                 pf = nchw_s1_next_slab(pr, pn, pc, od, u0, c0, last, es);
                                 pf_i = 0;
@@ -277,7 +315,7 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
                             oh0[r] -= u0;
                             nhmax = pg_max(nhmax, nh[r]);
                         }
-                        if (pf) { /* the next slab's gradOutput rows, a few per block: in cache by its division */
+                        if (pf && S == 1) { /* the next slab's gradOutput rows, a few per block: in cache by its division */
                             const int64_t e = pg_min(u1 - u0, pf_i + pf_rows);
                             for (; pf_i < e; pf_i++)
                                 pg_prefetch_range(pf + pf_i * pr->go_stride[PG_H] * es, (c1 - c0) * es);
@@ -287,16 +325,28 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
                         char *dst[PG_S1R];
                         for (int r = 0; r < nr; r++)
                             dst[r] = pr->gi + (pn * gs[PG_N] + pc * gs[PG_C] + d * gs[PG_D] + (h + r) * gs[PG_H] + wb) * es;
-                        bool slide = nr == R;
-                        for (int r = 0; r < R; r++)
-                            slide = slide && nh[r] == 3 && oh0[r] == oh0[0] + r;
-                        if (slide) {
+                        const int shape = nr == R ? nchw_s1_shape(oh0, nh, R) : 0;
+                        if (S == 1 ? shape == 1 : shape >= 2) {
+/* the pattern's block for G = g (R = PG_S1RG(g)): stride 1 has one pattern, stride 2 two */
+#define PG_S1_COVER_CALL(g, P) \
+    nchw_s1_block_cover(qb, SD, slab, len, od0, od1, oh0[0], k, dst, nlast, (P) & 0xfffffffu, (int)((P) >> 28), g, PG_S1RG(g), es, dt)
+#define PG_S1_COVER_G(g) \
+    do { \
+        if (S == 1) \
+            PG_S1_COVER_CALL(g, PG_S1_SLIDE(PG_S1RG(g))); \
+        else if (shape == 2) \
+            PG_S1_COVER_CALL(g, PG_S1_ALTA(PG_S1RG(g))); \
+        else \
+            PG_S1_COVER_CALL(g, PG_S1_ALTB(PG_S1RG(g))); \
+    } while (0)
                             switch (G) {
-                            case 1: nchw_s1_block_slide(qb, SD, slab, len, od0, od1, oh0[0], k, dst, nlast, 1, PG_S1RG(1), es, dt); break;
-                            case 2: nchw_s1_block_slide(qb, SD, slab, len, od0, od1, oh0[0], k, dst, nlast, 2, PG_S1RG(2), es, dt); break;
-                            case 3: nchw_s1_block_slide(qb, SD, slab, len, od0, od1, oh0[0], k, dst, nlast, 3, PG_S1RG(3), es, dt); break;
-                            default: nchw_s1_block_slide(qb, SD, slab, len, od0, od1, oh0[0], k, dst, nlast, 4, PG_S1RG(4), es, dt); break;
+                            case 1: PG_S1_COVER_G(1); break;
+                            case 2: PG_S1_COVER_G(2); break;
+                            case 3: PG_S1_COVER_G(3); break;
+                            default: PG_S1_COVER_G(4); break;
                             }
+#undef PG_S1_COVER_G
+#undef PG_S1_COVER_CALL
                         } else {
                             switch (G) { /* constant G and R: the accumulators in registers */
                             case 1: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 1, PG_S1RG(1), es, dt); break;
@@ -322,10 +372,22 @@ static void nchw_s1_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *
                         int64_t end)
 {
     (void)ws;
-    PG_DT_DISPATCH(pr->dtype, nchw_s1_run_dt, pr, conf, begin, end);
+    PG_DT_DISPATCH(pr->dtype, nchw_s1_run_dt, pr, conf, begin, end, 1);
+}
+
+static void nchw_s2_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
+                        int64_t end)
+{
+    (void)ws;
+    PG_DT_DISPATCH(pr->dtype, nchw_s1_run_dt, pr, conf, begin, end, 2);
 }
 
 const poolgrad_kernel PG_KSYM(nchw_s1) = {
     .name = PG_NAME("nchw_s1"), .isa = PG_ISA, .configure = nchw_s1_configure,
     .prepare = NULL, .run = nchw_s1_run,
+};
+
+const poolgrad_kernel PG_KSYM(nchw_s2) = {
+    .name = PG_NAME("nchw_s2"), .isa = PG_ISA, .configure = nchw_s2_configure,
+    .prepare = NULL, .run = nchw_s2_run,
 };

@@ -124,7 +124,7 @@ _Static_assert(PG_RB >= 1 && PG_RB <= 32, "row masks of a block are unsigned bit
 _Static_assert(PG_RB <= 8, "the slab schedule keeps row masks in 8 bits");
 _Static_assert(PG_BL <= PG_BQ, "a _nchw_b band row must fit the band");
 _Static_assert(PG_BSLOTS * 8 + PG_BQ * 4 + PG_BL * 4 <= PG_STACK_BUDGET / 2, "_nchw_b band buffers");
-_Static_assert(PG_S1R == 4, "_nchw_s1: the sliding block unrolls the NH + R - 1 = 6 oh rows of NH = 3, R = 4");
+_Static_assert(PG_S1R == 4, "_nchw_s1/_s2: the cover patterns (PG_S1_SLIDE4, PG_S1_ALT4A, ...) are for blocks of 4 or 2 rows");
 _Static_assert(PG_CBQ * 4 + PG_CBS * 8 <= PG_STACK_BUDGET / 2, "_nhwc_b band buffers");
 _Static_assert(PG_GCB * 4 <= PG_STACK_BUDGET / 2, "global pattern buffer");
 _Static_assert(PG_TMAX * (8 + 8) <= PG_STACK_BUDGET / 4, "window-row tables");

@@ -83,6 +83,10 @@ PG_AI vh vh_cvt_f16_hw(vf f)
 }
 #endif
 
+/* lanes 0 .. VL/2 - 1 (lo) or VL/2 .. VL - 1 (hi) of v at the even lanes, +0.0 at the odd ones */
+PG_AI vf vf_stuff2_lo(vf v) { return simde_mm_unpacklo_ps(v, vf_zero()); }
+PG_AI vf vf_stuff2_hi(vf v) { return simde_mm_unpackhi_ps(v, vf_zero()); }
+
 /* ---- lane selectors and masked picks (see vec.h) */
 
 typedef struct vlanes {

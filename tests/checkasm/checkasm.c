@@ -3,7 +3,7 @@
  * CPU can run is called directly (prepare + run over randomly split work ranges, like poolgrad_execute's
  * chunks) and its whole gradInput storage (values, untouched gaps, guard zones) is compared byte for byte
  * with the scalar reference's. One test per kernel family (the kernel-name suffix after the ISA: global,
- * nchw, nchw_s1, nchw_b, nchw_q, nhwc, nhwc_b, nhwc_q) covers that family's kernels of every ISA on problems the
+ * nchw, nchw_s1, nchw_s2, nchw_b, nchw_q, nhwc, nhwc_b, nhwc_q) covers that family's kernels of every ISA on problems the
  * family handles: random problems, vector-width neighbours, special values, every f16/bf16 bit pattern,
  * empty gradOutput; a failure names the family and the ISA. Then the public path: the ISA the CPU is
  * detected as (POOLGRAD_EXPECT_ISA), every ISA cap (poolgrad_set_thread_isa_cap) with 1-7 threads.
@@ -30,7 +30,7 @@ static const poolgrad_kernel *const all_kernels[] = { POOLGRAD_FOREACH_KERNEL(PO
 #undef POOLGRAD_KERNEL_ENTRY
 #define NKERNELS (sizeof all_kernels / sizeof all_kernels[0])
 
-static const char *const families[] = { "global", "nchw", "nchw_s1", "nchw_b", "nchw_q", "nhwc", "nhwc_b", "nhwc_q" };
+static const char *const families[] = { "global", "nchw", "nchw_s1", "nchw_s2", "nchw_b", "nchw_q", "nhwc", "nhwc_b", "nhwc_q" };
 #define NFAMILIES (sizeof families / sizeof families[0])
 
 static const char *layout_names[] = { "nchw", "nhwc", "nchw-gapped", "nhwc-gapped", "random" };
@@ -456,23 +456,34 @@ static void part_band_modes(void)
 }
 
 /*
- * The blockings of _nchw_s1, each reached on purpose on every ISA (the test fails if configure() no longer
- * picks them): tiles along H shorter than the plane (the band holds only a tile's oh rows), every row in
- * one tile, and several W blocks (halo columns divided twice); sliding blocks (k = 3 along H) and others.
+ * The blockings of the shifted-load kinds (_nchw_s1, _nchw_s2: stride 1 or 2 along W), each reached on purpose
+ * on every ISA (the test fails if configure() no longer picks them): tiles along H shorter than the plane (the
+ * band holds only a tile's oh rows), every row in one tile, and several W blocks (halo columns divided twice);
+ * blocks with their own code (k = 3 along H with stride 1 or 2) and others.
  */
 static void part_s1_blockings(void)
 {
-    if (!family_is("nchw_s1"))
+    const bool s2 = family_is("nchw_s2");
+    if (!family_is("nchw_s1") && !s2)
         return;
     pgt_rng r = rng_for("s1_blockings");
     enum { TILED = 1, ONE_TILE = 2, W_BLOCKS = 4 };
-    static const struct { int sd; int64_t shape[5]; int64_t k, s, p; int expect; const char *desc; } cases[] = {
+    typedef struct { int sd; int64_t shape[5]; int64_t k, s, p; int expect; const char *desc; } s1_case;
+    static const s1_case cases1[] = {
         { 3, { 1, 2, 5, 200, 20 }, 3, 1, 1, TILED, "3D k3 s1, tiles along H" },
         { 2, { 2, 3, 35, 35 }, 3, 1, 1, ONE_TILE, "2D k3 s1, one tile" },
         { 2, { 1, 2, 9, 300 }, 5, 1, 2, ONE_TILE | W_BLOCKS, "2D k5 s1, W blocks" },
         { 3, { 1, 1, 5, 200, 150 }, 3, 1, 0, TILED | W_BLOCKS, "3D k3 s1 p0, tiles and W blocks" },
+    }, cases2[] = {
+        { 3, { 1, 2, 5, 900, 20 }, 3, 2, 1, TILED, "3D k3 s2, tiles along H" },
+        { 2, { 2, 3, 56, 56 }, 3, 2, 1, ONE_TILE, "2D k3 s2 p1, one tile" },
+        { 2, { 1, 2, 9, 301 }, 5, 2, 2, ONE_TILE | W_BLOCKS, "2D k5 s2, W blocks" },
+        { 3, { 1, 1, 5, 900, 151 }, 3, 2, 0, TILED | W_BLOCKS, "3D k3 s2 p0, tiles and W blocks" },
+        { 2, { 1, 2, 17, 70 }, 2, 2, 0, ONE_TILE | W_BLOCKS, "2D k2 s2, W blocks" },
     };
-    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
+    const s1_case *cases = s2 ? cases2 : cases1;
+    const size_t ncases = s2 ? sizeof cases2 / sizeof cases2[0] : sizeof cases1 / sizeof cases1[0];
+    for (size_t ci = 0; ci < ncases; ci++)
         for (int dt = 0; dt < 3; dt++) {
             const int sd = cases[ci].sd, rank = sd + 2;
             poolgrad_params pa = pgt_params(sd, cases[ci].k, cases[ci].s, cases[ci].p, false, dt != 1, 0);
@@ -660,6 +671,7 @@ static void run_family(const char *family)
 FAMILY_TEST(global)
 FAMILY_TEST(nchw)
 FAMILY_TEST(nchw_s1)
+FAMILY_TEST(nchw_s2)
 FAMILY_TEST(nchw_b)
 FAMILY_TEST(nchw_q)
 FAMILY_TEST(nhwc)
@@ -1313,6 +1325,7 @@ static const ca_test tests[] = {
     { "global", "global", test_global },
     { "nchw", "nchw", test_nchw },
     { "nchw_s1", "nchw_s1", test_nchw_s1 },
+    { "nchw_s2", "nchw_s2", test_nchw_s2 },
     { "nchw_b", "nchw_b", test_nchw_b },
     { "nchw_q", "nchw_q", test_nchw_q },
     { "nhwc", "nhwc", test_nhwc },
