@@ -189,7 +189,7 @@ static inline int nchw_s1_shape(const int64_t *oh0, const int64_t *nh, int R)
 #define PG_S1_ALTB(R) ((R) == 4 ? PG_S1_ALT4B : PG_S1_ALT2B)
 
 /* Rows [u0, u1) of slab od of plane (n, c) into a slot: columns [c0, c1) of each at their band offsets
- * (ow - lo), the same division as the prepare pass; the floats outside them keep their zeros. */
+ * (ow * S - lo), the same division as the prepare pass; the floats outside them keep their zeros. */
 PG_AI void nchw_s1_divide(const poolgrad_problem *pr, float *slab, const float *fwt, const pg_axis *axd,
                           const pg_axis *axh, int64_t n, int64_t c, int64_t od, int64_t u0, int64_t u1, int64_t lo,
                           int64_t c0, int64_t c1, int64_t len, const char *go_end, const int S, poolgrad_dtype dt)
@@ -263,7 +263,8 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
                     fwt[t] = !ovr && c0 + t < c1 ? pg_dfac(pr, pg_factor(pr, 2, c0 + t)) : 1.0f;
                 fwt_wb = wb;
             }
-            /* band columns [c0 - lo, c1 - lo) of every row are divided into; the others must read +0.0 */
+            /* band columns [nz0, nz1) of every row are divided into (stuffed: every other one a value); the
+             * others must read +0.0 */
             if (zc0 < zc1 && (nz0 > zc0 || nz1 < zc1)) {
                 for (int64_t row = 0; row < SD * conf->band_sh; row++) {
                     if (nz0 > zc0)
