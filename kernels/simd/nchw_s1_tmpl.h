@@ -74,6 +74,21 @@ PG_AI bool nchw_s1_configure_s(const poolgrad_problem *pr, poolgrad_kernel_conf 
 static bool nchw_s1_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf) { return nchw_s1_configure_s(pr, conf, 1); }
 static bool nchw_s2_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf) { return nchw_s1_configure_s(pr, conf, 2); }
 
+/* The sums of a block's first nr rows into gradInput: G chunks each, the last one nlast lanes wide. */
+PG_AI void nchw_s1_store(vf (*acc)[PG_S1G], char *const *dst, int nr, int64_t nlast, const int G, const int R,
+                         int64_t es, poolgrad_dtype dt)
+{
+    for (int r = 0; r < R; r++)
+        for (int i = 0; i < G; i++)
+            if (r < nr) {
+                char *d = dst[r] + (int64_t)i * VL * es;
+                if (i < G - 1 || nlast == VL)
+                    pg_st(d, acc[r][i], dt);
+                else
+                    pg_st_n(d, acc[r][i], nlast, dt);
+            }
+}
+
 /*
  * A block of R rows (nr of them real) of one plane, G chunks each: row r adds, for od in [od0, od1) and
  * t < nhmax, the band row (od, oh0[r] + t) (the zero row when t >= nh[r]) at offsets j = 0 .. k - 1.
@@ -99,15 +114,7 @@ PG_AI void nchw_s1_block(const float *qb, const float *zrow, int64_t SD, int64_t
                         acc[r][i] = vf_add(acc[r][i], vf_loadu(q[r] + i * VL + j));
         }
     }
-    for (int r = 0; r < R; r++)
-        for (int i = 0; i < G; i++)
-            if (r < nr) {
-                char *d = dst[r] + (int64_t)i * VL * es;
-                if (i < G - 1 || nlast == VL)
-                    pg_st(d, acc[r][i], dt);
-                else
-                    pg_st_n(d, acc[r][i], nlast, dt);
-            }
+    nchw_s1_store(acc, dst, nr, nlast, G, R, es, dt);
 }
 
 /*
@@ -152,14 +159,7 @@ PG_AI void nchw_s1_block_cover(const float *qb, int64_t SD, int64_t slab, int64_
         if (NU > 5)
             nchw_s1_cover_row(acc, s + 5 * len, k, covers >> 20 & 15u, G, R);
     }
-    for (int r = 0; r < R; r++)
-        for (int i = 0; i < G; i++) {
-            char *d = dst[r] + (int64_t)i * VL * es;
-            if (i < G - 1 || nlast == VL)
-                pg_st(d, acc[r][i], dt);
-            else
-                pg_st_n(d, acc[r][i], nlast, dt);
-        }
+    nchw_s1_store(acc, dst, R, nlast, G, R, es, dt);
 }
 
 /* The block's rows (all R real) have the shape of a pattern with its own code: 1 for PG_S1_SLIDE4/2 (k = 3 and
