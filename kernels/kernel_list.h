@@ -2,7 +2,7 @@
  * The single list of kernels: it drives the declarations, the dispatch order (best first),
  * the checkasm-style tests and the benchmark. Only kernels whose ISA translation unit was built
  * are listed (POOLGRAD_HAVE_* from the generated poolgrad_config.h). Within an ISA: global pooling,
- * W-vectorized direct, W stride 1 and 2 (shifted loads), banded pre-divided and workspace pre-divided, then
+ * W-vectorized direct, flat narrow planes, W stride 1 and 2 (shifted loads), banded pre-divided and workspace pre-divided, then
  * direct, banded and workspace channels-last.
  * The scalar reference is last and supports everything.
  */
@@ -15,6 +15,7 @@
 #define POOLGRAD_ISA_KERNELS(X, isa) \
     X(poolgrad_kernel_##isa##_global) \
     X(poolgrad_kernel_##isa##_nchw) \
+    X(poolgrad_kernel_##isa##_nchw_f) \
     X(poolgrad_kernel_##isa##_nchw_s1) \
     X(poolgrad_kernel_##isa##_nchw_s2) \
     X(poolgrad_kernel_##isa##_nchw_b) \

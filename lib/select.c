@@ -96,6 +96,9 @@ static const struct kind_rule {
     { "global", "one window covering the whole input (or an empty gradOutput), gradInput contiguous along W or C", NULL, NULL },
     { "nchw", "gradInput rows contiguous along W, gradOutput contiguous along W, divisors exact in float, "
               "a lane's windows within two vectors", "one window row per gradInput row (k <= s on D and H)", nchw_prefers },
+    { "nchw_f", "gradInput planes and gradOutput planes contiguous, stride 1 along H and W, OW == IW (2 p = k - 1, "
+                "k <= 7 along W), trivial D (k = s = 1, p = 0), divisors exact in float, the plane fits the stack band",
+      NULL, NULL },
     { "nchw_s1", "gradInput rows contiguous along W, stride 1 and k <= 16 along W, divisors exact in float, "
                  "the oh rows of a tile of rows, for the od slabs in use and a W block of one vector or more, fit the stack band", NULL, NULL },
     { "nchw_s2", "gradInput rows contiguous along W, stride 2 and k <= 16 along W, divisors exact in float, "

@@ -11,6 +11,9 @@
  *   vi_set1 vi_loadu vi_and vi_or vi_add vi_sub vi_slli vi_srli vi_srai      int32 lanes
  *   vi_as_f vf_as_i                                                           bit casts
  *   vi_sel_gt vi_all_in vf_nan_to                                             masks (compare and select)
+ *   vm vm_gt vf_add_if                                                        a lane mask, a masked add (lanes
+ *                                                                             outside it keep acc: the same as adding
+ *                                                                             +0.0 there, acc never being -0.0)
  *   vh vh_loadu vh_storeu vh_widen vh_narrow                                  VL 16-bit values (vh), to and from lanes
  *   vlanes vlanes_load, vsel vsel_at, vf_pick1 vf_pick2 vf_pick, vsel_keep vsel_put vsel_get   masked picks
  *   vf_stuff2_lo vf_stuff2_hi                                                 half the lanes, +0.0 between them

@@ -9,6 +9,7 @@
 #define VL 4
 typedef simde__m128 vf;
 typedef simde__m128i vi;
+typedef simde__m128 vm; /* lanes all ones (true) or zero */
 
 PG_AI vf vf_zero(void) { return simde_mm_setzero_ps(); }
 PG_AI vf vf_set1(float x) { return simde_mm_set1_ps(x); }
@@ -31,6 +32,10 @@ PG_AI vf vi_as_f(vi a) { return simde_mm_castsi128_ps(a); }
 PG_AI vi vf_as_i(vf a) { return simde_mm_castps_si128(a); }
 
 /* ---- masks */
+
+PG_AI vm vm_gt(vi a, vi b) { return simde_mm_castsi128_ps(simde_mm_cmpgt_epi32(a, b)); }
+/* m ? acc + x : acc, as acc + (x and m) */
+PG_AI vf vf_add_if(vf acc, vm m, vf x) { return simde_mm_add_ps(acc, simde_mm_and_ps(x, m)); }
 
 /* a > b (signed) ? x : y */
 PG_AI vi vi_sel_gt(vi a, vi b, vi x, vi y)

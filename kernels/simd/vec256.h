@@ -33,6 +33,8 @@ PG_AI vi vf_as_i(vf a) { return simde_mm256_castps_si256(a); }
 /* ---- masks */
 
 PG_AI vm vm_gt(vi a, vi b) { return simde_mm256_castsi256_ps(simde_mm256_cmpgt_epi32(a, b)); }
+/* m ? acc + x : acc, as acc + (x and m) */
+PG_AI vf vf_add_if(vf acc, vm m, vf x) { return simde_mm256_add_ps(acc, simde_mm256_and_ps(x, m)); }
 /* a > b (signed) ? x : y */
 PG_AI vi vi_sel_gt(vi a, vi b, vi x, vi y)
 {

@@ -33,6 +33,8 @@ PG_AI vi vf_as_i(vf a) { return simde_mm512_castps_si512(a); }
 PG_AI vm vm_gt(vi a, vi b) { return simde_mm512_cmpgt_epi32_mask(a, b); }
 /* a > b (signed) ? x : y */
 PG_AI vi vi_sel_gt(vi a, vi b, vi x, vi y) { return simde_mm512_mask_blend_epi32(vm_gt(a, b), y, x); }
+/* m ? acc + x : acc (one masked vaddps) */
+PG_AI vf vf_add_if(vf acc, vm m, vf x) { return simde_mm512_mask_add_ps(acc, m, acc, x); }
 /* lanes of v that are NaN (any sign, payload, quiet or signalling) replaced by c */
 PG_AI vf vf_nan_to(vf v, vf c) { return simde_mm512_mask_mov_ps(v, simde_mm512_cmp_ps_mask(v, v, SIMDE_CMP_UNORD_Q), c); }
 /* every lane lo <= a <= hi (signed) */

@@ -3,7 +3,7 @@
  * CPU can run is called directly (prepare + run over randomly split work ranges, like poolgrad_execute's
  * chunks) and its whole gradInput storage (values, untouched gaps, guard zones) is compared byte for byte
  * with the scalar reference's. One test per kernel family (the kernel-name suffix after the ISA: global,
- * nchw, nchw_s1, nchw_s2, nchw_b, nchw_q, nhwc, nhwc_b, nhwc_q) covers that family's kernels of every ISA on problems the
+ * nchw, nchw_f, nchw_s1, nchw_s2, nchw_b, nchw_q, nhwc, nhwc_b, nhwc_q) covers that family's kernels of every ISA on problems the
  * family handles: random problems, vector-width neighbours, special values, every f16/bf16 bit pattern,
  * empty gradOutput; a failure names the family and the ISA. Then the public path: the ISA the CPU is
  * detected as (POOLGRAD_EXPECT_ISA), every ISA cap (poolgrad_set_thread_isa_cap) with 1-7 threads.
@@ -30,7 +30,7 @@ static const poolgrad_kernel *const all_kernels[] = { POOLGRAD_FOREACH_KERNEL(PO
 #undef POOLGRAD_KERNEL_ENTRY
 #define NKERNELS (sizeof all_kernels / sizeof all_kernels[0])
 
-static const char *const families[] = { "global", "nchw", "nchw_s1", "nchw_s2", "nchw_b", "nchw_q", "nhwc", "nhwc_b", "nhwc_q" };
+static const char *const families[] = { "global", "nchw", "nchw_f", "nchw_s1", "nchw_s2", "nchw_b", "nchw_q", "nhwc", "nhwc_b", "nhwc_q" };
 #define NFAMILIES (sizeof families / sizeof families[0])
 
 static const char *layout_names[] = { "nchw", "nhwc", "nchw-gapped", "nhwc-gapped", "random" };
@@ -509,6 +509,58 @@ static void part_s1_blockings(void)
         }
 }
 
+/*
+ * The flat-plane kind (_nchw_f), reached on purpose on every ISA (the test fails if configure() no longer takes
+ * a shape it should, or takes one it should not): planes narrower and wider than a vector, narrower than the
+ * kernel, every odd k along W (2 p = k - 1, OW == IW) with other k and p along H, ceil mode, excluded padding,
+ * divisor overrides, a 3D problem with k = 1 along D, the largest plane the band holds; random work splits cut
+ * planes anywhere. Rejected: the plane one row too tall, even k along W (random cases reach gapped views).
+ */
+static void part_flat_planes(void)
+{
+    if (!family_is("nchw_f"))
+        return;
+    pgt_rng r = rng_for("flat_planes");
+    typedef struct { int sd; int64_t shape[5]; int64_t kh, kw, ph; bool ceil, cip; int64_t div; int lay; bool ok; const char *desc; } f_case;
+    static const f_case cases[] = {
+        { 2, { 2, 3, 35, 35 }, 3, 3, 1, false, false, 0, LAYOUT_ROWMAJOR, true, "35x35 k3 excl" },
+        { 2, { 1, 2, 9, 16 }, 3, 3, 1, false, true, 0, LAYOUT_ROWMAJOR, true, "W = VL (AVX-512)" },
+        { 2, { 1, 3, 6, 17 }, 5, 3, 0, true, false, 0, LAYOUT_ROWMAJOR, true, "kh 5 ph 0 ceil" },
+        { 2, { 2, 2, 7, 7 }, 3, 3, 1, false, true, 0, LAYOUT_ROWMAJOR, true, "7x7: rows shorter than a vector" },
+        { 2, { 1, 2, 5, 1 }, 3, 1, 1, false, false, 0, LAYOUT_ROWMAJOR, true, "W = 1, k 1 along W" },
+        { 2, { 1, 2, 4, 2 }, 1, 5, 0, false, false, 0, LAYOUT_ROWMAJOR, true, "W = 2 < k 5" },
+        { 2, { 1, 2, 3, 3 }, 7, 7, 3, false, false, 0, LAYOUT_ROWMAJOR, true, "3x3 < k 7 (every term clipped)" },
+        { 2, { 2, 2, 13, 33 }, 7, 7, 2, true, true, -3, LAYOUT_ROWMAJOR, true, "k7 ph 2, divisor -3" },
+        { 2, { 1, 2, 11, 37 }, 5, 5, 2, false, true, 64, LAYOUT_ROWMAJOR, true, "k5, divisor 64 (multiplied)" },
+        { 3, { 1, 2, 3, 9, 21 }, 3, 3, 1, false, false, 0, LAYOUT_ROWMAJOR, true, "3D, k 1 along D" },
+        { 2, { 1, 1, 4070 / 64 - 2, 64 }, 3, 3, 1, false, true, 0, LAYOUT_ROWMAJOR, true, "the tallest 64-wide plane the band holds" },
+        { 2, { 1, 1, 4070 / 64 - 1, 64 }, 3, 3, 1, false, true, 0, LAYOUT_ROWMAJOR, false, "one row taller: rejected" },
+        { 2, { 1, 2, 9, 20 }, 3, 2, 1, false, true, 0, LAYOUT_ROWMAJOR, false, "k 2 along W (OW != IW): rejected" },
+    };
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
+        for (int dt = 0; dt < 3; dt++) {
+            const f_case *fc = &cases[ci];
+            const int sd = fc->sd, rank = sd + 2;
+            poolgrad_params pa = pgt_params(sd, fc->kw, 1, fc->kw / 2, fc->ceil, fc->cip, fc->div);
+            pa.kernel[sd - 2] = fc->kh; /* H */
+            pa.padding[sd - 2] = fc->ph;
+            if (sd == 3) { /* D: k 1 */
+                pa.kernel[0] = 1;
+                pa.padding[0] = 0;
+            }
+            tcase tc;
+            make_fixed_case(&r, &tc, &pa, rank, fc->shape, fc->lay, (poolgrad_dtype)dt, fc->desc);
+            for (size_t i = 0; i < NKERNELS; i++) {
+                poolgrad_kernel_conf conf;
+                if (in_scope(all_kernels[i]) && cpu_runs(all_kernels[i]))
+                    CA_EXPECT(all_kernels[i]->configure(&tc.plan->problem, &conf) == fc->ok, "%s: %s %s it", fc->desc,
+                              all_kernels[i]->name, fc->ok ? "does not take" : "takes");
+            }
+            check_kernels(&r, &tc);
+            free_case(&tc);
+        }
+}
+
 /* Special values: every element a special, f16 overflow sums, subnormal quotients, NaN payloads; the
  * reference must store only canonical NaNs (and the kernels equal it byte for byte). */
 static void part_special_values(int default_cases)
@@ -641,6 +693,7 @@ static void run_family(const char *family)
     part_vector_widths();
     part_band_modes();
     part_s1_blockings();
+    part_flat_planes();
     part_special_values(400);
     part_empty_grad_output();
     part_conversions_exhaustive();
@@ -670,6 +723,7 @@ static void run_family(const char *family)
 #define FAMILY_TEST(f) static void test_##f(void) { run_family(#f); }
 FAMILY_TEST(global)
 FAMILY_TEST(nchw)
+FAMILY_TEST(nchw_f)
 FAMILY_TEST(nchw_s1)
 FAMILY_TEST(nchw_s2)
 FAMILY_TEST(nchw_b)
@@ -1324,6 +1378,7 @@ static const ca_test tests[] = {
     { "reference", NULL, test_reference },
     { "global", "global", test_global },
     { "nchw", "nchw", test_nchw },
+    { "nchw_f", "nchw_f", test_nchw_f },
     { "nchw_s1", "nchw_s1", test_nchw_s1 },
     { "nchw_s2", "nchw_s2", test_nchw_s2 },
     { "nchw_b", "nchw_b", test_nchw_b },
