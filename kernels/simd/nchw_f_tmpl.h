@@ -47,6 +47,7 @@ static bool nchw_f_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *c
         return false;
     *conf = pg_nchw_conf(pr);
     conf->w_block = IW;
+    conf->band_sd = conf->band_sh = 1; /* one slot: the plane */
     conf->band_len = pg_f_band(pr);
     return true;
 }
