@@ -3,7 +3,7 @@
  * the checkasm-style tests and the benchmark. Only kernels whose ISA translation unit was built
  * are listed (POOLGRAD_HAVE_* from the generated poolgrad_config.h). Within an ISA: global pooling,
  * W-vectorized direct, flat narrow planes, W stride 1 and 2 (shifted loads), banded pre-divided and workspace pre-divided, then
- * direct, banded and workspace channels-last.
+ * channels-last register-window (stride 1, k 3 along W), direct, banded and workspace.
  * The scalar reference is last and supports everything.
  */
 #ifndef POOLGRAD_KERNELS_KERNEL_LIST_H
@@ -20,6 +20,7 @@
     X(poolgrad_kernel_##isa##_nchw_s2) \
     X(poolgrad_kernel_##isa##_nchw_b) \
     X(poolgrad_kernel_##isa##_nchw_q) \
+    X(poolgrad_kernel_##isa##_nhwc_s1) \
     X(poolgrad_kernel_##isa##_nhwc) \
     X(poolgrad_kernel_##isa##_nhwc_b) \
     X(poolgrad_kernel_##isa##_nhwc_q)

@@ -106,6 +106,8 @@ static const struct kind_rule {
       "f32 or f16, k <= 3 along H and W, and rows of one W block", nchw_s2_prefers },
     { "nchw_b", "gradInput rows contiguous along W, divisors exact in float, a row block's q rows fit the stack band", NULL, NULL },
     { "nchw_q", "gradInput rows contiguous along W, divisors exact in float", NULL, NULL },
+    { "nhwc_s1", "gradInput and gradOutput contiguous along C, stride 1 and k = 3 along W, at most 3 window rows per "
+                 "gradInput row, divisors exact in float", NULL, NULL },
     { "nhwc", "gradInput and gradOutput contiguous along C",
       "one term per element, or one od row and at most 9 terms in f32 (in f16/bf16 when the band would be "
       "channel-blocked)", nhwc_prefers },

@@ -37,7 +37,7 @@
  *   simd/nchw_tmpl.h    _nchw, _nchw_b, _nchw_q
  *   simd/nchw_s1_tmpl.h _nchw_s1, _nchw_s2 (stride 1 or 2 along W: shifted loads of zero-padded q rows)
  *   simd/nchw_f_tmpl.h  _nchw_f (narrow planes, stride 1, OW == IW: shifted loads of one flat q plane)
- *   simd/nhwc_tmpl.h    _nhwc, _nhwc_b, _nhwc_q
+ *   simd/nhwc_tmpl.h    _nhwc, _nhwc_s1, _nhwc_b, _nhwc_q
  *   simd/exact_tmpl.h   conversions and quotients as array functions, for the exhaustive tests
  * All kernels handle any C / W (vector tails), empty gradOutput (out size 0: every element +0.0, gradOutput
  * never read), gapped views. Full-vector loads never leave the gradOutput view or the workspace (+ slack);

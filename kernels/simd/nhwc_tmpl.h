@@ -6,7 +6,7 @@
  *   PG_ISA        the poolgrad_isa the kernels are dispatched as
  *   PG_ISA_NAME   the kernel name prefix, used through PG_NAME
  *   PG_KSYM(x)    the symbol of kernel x
- * Defines: const poolgrad_kernel PG_KSYM(nhwc), PG_KSYM(nhwc_b), PG_KSYM(nhwc_q).
+ * Defines: const poolgrad_kernel PG_KSYM(nhwc), PG_KSYM(nhwc_s1), PG_KSYM(nhwc_b), PG_KSYM(nhwc_q).
  *
  * gradInput channels-last (C contiguous); work items are the rows (n, d, h) of IW pixels. All lanes of
  * a vector share their windows and divisor. Every kind runs one gradInput row at a time through one
@@ -21,6 +21,8 @@
  *            window rows of one gradInput row, so a row's own rows never evict each other; the group's
  *            gradInput rows stay in cache between blocks. Any gradOutput view.
  *   _nhwc_q  workspace: a prepare pass writes q in PG_QC order. Any gradOutput view.
+ *   _nhwc_s1 stride 1 and k = 3 along W: its own walk, channel blocks outside, pixels inside, the q of a
+ *            pixel's three windows kept in registers (below).
  */
 #ifndef PG_KSYM
 #error "nhwc_tmpl.h is a template: include it from kernels_tmpl.h"
@@ -260,6 +262,122 @@ static void nhwc_q_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *c
     PG_DT_DISPATCH(pr->dtype, nhwc_run_dt, pr, ws, begin, end, true);
 }
 
+/* ---- _nhwc_s1 */
+
+/*
+ * Stride 1 and k = 3 along W, at most PG_WS1T window rows (od, oh) per gradInput row, divisors exact in float:
+ * a channel block (PG_WS1V vectors) walks the row's pixels keeping, per window row, the q of the pixel's three
+ * windows in registers (q(ow - 2), q(ow - 1), q(ow) with ow = w + p, +0.0 outside [0, OW)): each pixel divides
+ * only its new window ow = w + p, once per window row, where _nhwc divides every term (three times as many).
+ */
+static bool nhwc_s1_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
+{
+    if (!(pg_gi_cl(pr) && pg_div_small(pr) && pr->s[2] == 1 && pr->k[2] == 3 &&
+          pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) <= PG_WS1T && pr->in[2] <= PG_AXMAX &&
+          pr->out[2] <= PG_AXMAX && (pg_go_empty(pr) || pg_unit(pr->c, pr->go_stride[PG_C]))))
+        return false;
+    *conf = pg_nhwc_conf(pr);
+    return true;
+}
+
+/* Channels [c, c + NV VL) (or the nl-lane tail when NV == 0) of gradInput row grow, T window rows (g[t]: their
+ * gradOutput rows at channel 0; dq[t * OW + ow]: the divisor factor of window (t, ow)). */
+PG_AI void nhwc_s1_block(const poolgrad_problem *pr, const char *const *g, const float *dq, int T, char *grow,
+                         int64_t c, const int NV, int64_t nl, poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt), IW = pr->in[2], OW = pr->out[2], p = pr->p[2];
+    const int64_t wstep = pr->go_stride[PG_W] * es, gstep = pr->gi_stride[PG_W] * es;
+    const int nvec = NV ? NV : 1;
+    vf q0[PG_WS1T][PG_WS1V], q1[PG_WS1T][PG_WS1V], q2[PG_WS1T][PG_WS1V];
+    /* q(ow) of window row t, +0.0 outside [0, OW) */
+#define PG_WS1_Q(t, ow, u) \
+    ((ow) >= 0 && (ow) < OW \
+         ? pg_quot(pr, NV ? pg_ld(g[t] + (ow) * wstep + (c + (u) * VL) * es, dt) : pg_ld_n(g[t] + (ow) * wstep + c * es, nl, dt), \
+                   vf_set1(dq[(t) * OW + (ow)])) \
+         : vf_zero())
+    for (int t = 0; t < PG_WS1T; t++)
+        for (int u = 0; u < nvec; u++) {
+            q0[t][u] = vf_zero();
+            q1[t][u] = t < T ? PG_WS1_Q(t, p - 2, u) : vf_zero();
+            q2[t][u] = t < T ? PG_WS1_Q(t, p - 1, u) : vf_zero();
+        }
+    for (int64_t w = 0; w < IW; w++) {
+        vf acc[PG_WS1V];
+        for (int u = 0; u < nvec; u++)
+            acc[u] = vf_zero();
+        for (int t = 0; t < PG_WS1T; t++)
+            if (t < T)
+                for (int u = 0; u < nvec; u++) {
+                    q0[t][u] = q1[t][u];
+                    q1[t][u] = q2[t][u];
+                    q2[t][u] = PG_WS1_Q(t, w + p, u);
+                    acc[u] = vf_add(vf_add(vf_add(acc[u], q0[t][u]), q1[t][u]), q2[t][u]);
+                }
+        char *d = grow + w * gstep + c * es;
+        for (int u = 0; u < nvec; u++) {
+            if (NV)
+                pg_st(d + u * VL * es, acc[u], dt);
+            else
+                pg_st_n(d, acc[u], nl, dt);
+        }
+    }
+#undef PG_WS1_Q
+}
+
+PG_AI void nhwc_s1_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], OW = pr->out[2];
+    const int64_t *gs = pr->gi_stride;
+    const bool ovr = pr->divisor_override != 0;
+    const float ovf = pg_dfac(pr, pr->divisor_override);
+    pg_axis axes[3];
+    for (int a = 0; a < 3; a++)
+        pg_axis_init(&axes[a], pr, a);
+    int64_t tbase[PG_TMAX];
+    pg_tdiv td;
+    float fw[PG_AXMAX], dq[PG_WS1T * PG_AXMAX];
+    td.fw = pg_axis_dfacs(&axes[2], pr, fw); /* tabulated and exact: configure() */
+    const char *const go_end = pg_go_end(pr, es);
+    pg_pos pos = pg_pos_of(begin, IH, ID, 1);
+    for (int64_t row = begin; row < end; row++) {
+        const int T = pg_go_empty(pr) ? 0 : nhwc_terms(pr, &axes[0], &axes[1], pos, false, NULL, tbase, &td, dt);
+        const char *g[PG_WS1T];
+        for (int t = 0; t < T; t++) {
+            g[t] = pr->go + tbase[t];
+            for (int64_t ow = 0; ow < OW; ow++)
+                dq[t * OW + ow] = ovr ? ovf : td.ffdh[t] * fw[ow];
+        }
+        char *grow = pr->gi + (pos.n * gs[PG_N] + pos.d * gs[PG_D] + pos.h * gs[PG_H]) * es;
+        /* the channel blocks walk the row's pixels C apart: bring in the next row's new window row and its
+         * gradInput row (when dense) ahead of them */
+        if (T > 0 && g[T - 1] + pr->go_stride[PG_H] * es + OW * pr->go_stride[PG_W] * es <= go_end)
+            pg_prefetch_range(g[T - 1] + pr->go_stride[PG_H] * es, OW * pr->go_stride[PG_W] * es);
+        if (row + 1 < end && gs[PG_W] == C)
+            for (int64_t i = 0; i < pr->in[2] * C * es; i += 64)
+                __builtin_prefetch(grow + gs[PG_H] * es + i, 1, 3);
+        int64_t c = 0;
+        for (; c + PG_WS1V * VL <= C; c += PG_WS1V * VL)
+            nhwc_s1_block(pr, g, dq, T, grow, c, PG_WS1V, VL, dt);
+        for (; c + VL <= C; c += VL)
+            nhwc_s1_block(pr, g, dq, T, grow, c, 1, VL, dt);
+        if (c < C)
+            nhwc_s1_block(pr, g, dq, T, grow, c, 0, C - c, dt);
+        pg_pos_advance(&pos, 1, IH, ID, 1);
+    }
+}
+
+_Static_assert((PG_AXMAX + PG_WS1T * PG_AXMAX) * 4 + 3 * sizeof(pg_axis) + PG_TMAX * 8 + sizeof(pg_tdiv) < PG_STACK_BUDGET,
+               "_nhwc_s1 run: stack buffers over the budget");
+
+static void nhwc_s1_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
+                        int64_t end)
+{
+    (void)conf;
+    (void)ws;
+    PG_DT_DISPATCH(pr->dtype, nhwc_s1_run_dt, pr, begin, end);
+}
+
 /* ---- _nhwc_b */
 
 /*
@@ -336,6 +454,11 @@ static void nhwc_b_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *c
 const poolgrad_kernel PG_KSYM(nhwc) = {
     .name = PG_NAME("nhwc"), .isa = PG_ISA, .configure = nhwc_configure,
     .prepare = NULL, .run = nhwc_run,
+};
+
+const poolgrad_kernel PG_KSYM(nhwc_s1) = {
+    .name = PG_NAME("nhwc_s1"), .isa = PG_ISA, .configure = nhwc_s1_configure,
+    .prepare = NULL, .run = nhwc_s1_run,
 };
 
 const poolgrad_kernel PG_KSYM(nhwc_b) = {

@@ -120,6 +120,11 @@
 #define PG_CBS 64
 #define PG_CBR 16
 
+/* _nhwc_s1: window rows per gradInput row (each keeps three q registers per vector) and vectors per channel
+ * block. Bound: registers (3 x PG_WS1T x PG_WS1V of them). Origin: set with the kernel. */
+#define PG_WS1T 3
+#define PG_WS1V (PG_VEC_LEVEL == 3 ? 2 : 1)
+
 /* ---- global pooling */
 
 /* Channels per pattern block of the channels-last global fill (one block for usual C, so each pixel

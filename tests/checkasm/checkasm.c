@@ -30,7 +30,7 @@ static const poolgrad_kernel *const all_kernels[] = { POOLGRAD_FOREACH_KERNEL(PO
 #undef POOLGRAD_KERNEL_ENTRY
 #define NKERNELS (sizeof all_kernels / sizeof all_kernels[0])
 
-static const char *const families[] = { "global", "nchw", "nchw_f", "nchw_s1", "nchw_s2", "nchw_b", "nchw_q", "nhwc", "nhwc_b", "nhwc_q" };
+static const char *const families[] = { "global", "nchw", "nchw_f", "nchw_s1", "nchw_s2", "nchw_b", "nchw_q", "nhwc_s1", "nhwc", "nhwc_b", "nhwc_q" };
 #define NFAMILIES (sizeof families / sizeof families[0])
 
 static const char *layout_names[] = { "nchw", "nhwc", "nchw-gapped", "nhwc-gapped", "random" };
@@ -561,6 +561,56 @@ static void part_flat_planes(void)
         }
 }
 
+/*
+ * The channels-last register-window kind (_nhwc_s1), reached on purpose on every ISA (the test fails if
+ * configure() no longer takes a shape it should, or takes one it should not): channel counts around the vector
+ * widths (full blocks, single vectors, tails), p = 0 and 1 along W, rows narrower than the window, one to three
+ * window rows per gradInput row (3D included), ceil mode, excluded padding, divisor overrides; random work splits.
+ * Rejected: k 2 or stride 2 along W, four window rows.
+ */
+static void part_nhwc_window(void)
+{
+    if (!family_is("nhwc_s1"))
+        return;
+    pgt_rng r = rng_for("nhwc_window");
+    typedef struct { int sd; int64_t shape[5]; int64_t kd, sd_, kh, sh, ph, kw, sw, pw; bool ceil, cip; int64_t div; bool ok; const char *desc; } w_case;
+    static const w_case cases[] = {
+        { 2, { 2, 192, 9, 35 }, 1, 1, 3, 1, 1, 3, 1, 1, false, false, 0, true, "inception-like, C 192" },
+        { 2, { 1, 35, 6, 17 }, 1, 1, 3, 1, 0, 3, 1, 0, true, true, 0, true, "C 35 (tail), p 0, ceil" },
+        { 2, { 1, 17, 5, 1 }, 1, 1, 3, 1, 1, 3, 1, 1, false, false, 0, true, "W 1 < k" },
+        { 2, { 1, 33, 4, 2 }, 1, 1, 2, 2, 0, 3, 1, 1, false, true, -5, true, "W 2, one window row, divisor -5" },
+        { 2, { 2, 48, 7, 9 }, 1, 1, 3, 2, 1, 3, 1, 1, false, true, 8, true, "k3 s2 along H, divisor 8" },
+        { 3, { 1, 20, 3, 5, 11 }, 3, 3, 3, 1, 1, 3, 1, 1, true, false, 0, true, "3D: three window rows" },
+        { 2, { 1, 16, 6, 12 }, 1, 1, 3, 1, 1, 2, 1, 1, false, true, 0, false, "k 2 along W: rejected" },
+        { 2, { 1, 16, 6, 12 }, 1, 1, 3, 1, 1, 3, 2, 1, false, true, 0, false, "stride 2 along W: rejected" },
+        { 2, { 1, 16, 8, 12 }, 1, 1, 4, 1, 1, 3, 1, 1, false, true, 0, false, "four window rows: rejected" },
+    };
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
+        for (int dt = 0; dt < 3; dt++) {
+            const w_case *wc = &cases[ci];
+            const int sd = wc->sd, rank = sd + 2;
+            poolgrad_params pa = pgt_params(sd, wc->kw, wc->sw, wc->pw, wc->ceil, wc->cip, wc->div);
+            pa.kernel[sd - 2] = wc->kh;
+            pa.stride[sd - 2] = wc->sh;
+            pa.padding[sd - 2] = wc->ph;
+            if (sd == 3) {
+                pa.kernel[0] = wc->kd;
+                pa.stride[0] = wc->sd_;
+                pa.padding[0] = 0;
+            }
+            tcase tc;
+            make_fixed_case(&r, &tc, &pa, rank, wc->shape, LAYOUT_CHANNELS_LAST, (poolgrad_dtype)dt, wc->desc);
+            for (size_t i = 0; i < NKERNELS; i++) {
+                poolgrad_kernel_conf conf;
+                if (in_scope(all_kernels[i]) && cpu_runs(all_kernels[i]))
+                    CA_EXPECT(all_kernels[i]->configure(&tc.plan->problem, &conf) == wc->ok, "%s: %s %s it", wc->desc,
+                              all_kernels[i]->name, wc->ok ? "does not take" : "takes");
+            }
+            check_kernels(&r, &tc);
+            free_case(&tc);
+        }
+}
+
 /* Special values: every element a special, f16 overflow sums, subnormal quotients, NaN payloads; the
  * reference must store only canonical NaNs (and the kernels equal it byte for byte). */
 static void part_special_values(int default_cases)
@@ -694,6 +744,7 @@ static void run_family(const char *family)
     part_band_modes();
     part_s1_blockings();
     part_flat_planes();
+    part_nhwc_window();
     part_special_values(400);
     part_empty_grad_output();
     part_conversions_exhaustive();
@@ -728,6 +779,7 @@ FAMILY_TEST(nchw_s1)
 FAMILY_TEST(nchw_s2)
 FAMILY_TEST(nchw_b)
 FAMILY_TEST(nchw_q)
+FAMILY_TEST(nhwc_s1)
 FAMILY_TEST(nhwc)
 FAMILY_TEST(nhwc_b)
 FAMILY_TEST(nhwc_q)
@@ -1383,6 +1435,7 @@ static const ca_test tests[] = {
     { "nchw_s2", "nchw_s2", test_nchw_s2 },
     { "nchw_b", "nchw_b", test_nchw_b },
     { "nchw_q", "nchw_q", test_nchw_q },
+    { "nhwc_s1", "nhwc_s1", test_nhwc_s1 },
     { "nhwc", "nhwc", test_nhwc },
     { "nhwc_b", "nhwc_b", test_nhwc_b },
     { "nhwc_q", "nhwc_q", test_nhwc_q },
