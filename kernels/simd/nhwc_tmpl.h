@@ -350,10 +350,10 @@ PG_AI void nhwc_s1_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end
         }
         char *grow = pr->gi + (pos.n * gs[PG_N] + pos.d * gs[PG_D] + pos.h * gs[PG_H]) * es;
         /* the channel blocks walk the row's pixels C apart: bring in the next row's new window row and its
-         * gradInput row (when dense) ahead of them */
+         * gradInput row (when dense, and in this plane) ahead of them */
         if (T > 0 && g[T - 1] + pr->go_stride[PG_H] * es + OW * pr->go_stride[PG_W] * es <= go_end)
             pg_prefetch_range(g[T - 1] + pr->go_stride[PG_H] * es, OW * pr->go_stride[PG_W] * es);
-        if (row + 1 < end && gs[PG_W] == C)
+        if (row + 1 < end && pos.h + 1 < IH && gs[PG_W] == C)
             for (int64_t i = 0; i < pr->in[2] * C * es; i += 64)
                 __builtin_prefetch(grow + gs[PG_H] * es + i, 1, 3);
         int64_t c = 0;
