@@ -509,6 +509,17 @@ static void part_s1_blockings(void)
         }
 }
 
+/* Every kernel of the family that this CPU runs takes the case (ok) or rejects it (!ok). */
+static void expect_taken(const tcase *tc, bool ok, const char *desc)
+{
+    for (size_t i = 0; i < NKERNELS; i++) {
+        poolgrad_kernel_conf conf;
+        if (in_scope(all_kernels[i]) && cpu_runs(all_kernels[i]))
+            CA_EXPECT(all_kernels[i]->configure(&tc->plan->problem, &conf) == ok, "%s: %s %s it", desc, all_kernels[i]->name,
+                      ok ? "does not take" : "takes");
+    }
+}
+
 /*
  * The flat-plane kind (_nchw_f), reached on purpose on every ISA (the test fails if configure() no longer takes
  * a shape it should, or takes one it should not): planes narrower and wider than a vector, narrower than the
@@ -550,12 +561,7 @@ static void part_flat_planes(void)
             }
             tcase tc;
             make_fixed_case(&r, &tc, &pa, rank, fc->shape, fc->lay, (poolgrad_dtype)dt, fc->desc);
-            for (size_t i = 0; i < NKERNELS; i++) {
-                poolgrad_kernel_conf conf;
-                if (in_scope(all_kernels[i]) && cpu_runs(all_kernels[i]))
-                    CA_EXPECT(all_kernels[i]->configure(&tc.plan->problem, &conf) == fc->ok, "%s: %s %s it", fc->desc,
-                              all_kernels[i]->name, fc->ok ? "does not take" : "takes");
-            }
+            expect_taken(&tc, fc->ok, fc->desc);
             check_kernels(&r, &tc);
             free_case(&tc);
         }
@@ -600,12 +606,7 @@ static void part_nhwc_window(void)
             }
             tcase tc;
             make_fixed_case(&r, &tc, &pa, rank, wc->shape, LAYOUT_CHANNELS_LAST, (poolgrad_dtype)dt, wc->desc);
-            for (size_t i = 0; i < NKERNELS; i++) {
-                poolgrad_kernel_conf conf;
-                if (in_scope(all_kernels[i]) && cpu_runs(all_kernels[i]))
-                    CA_EXPECT(all_kernels[i]->configure(&tc.plan->problem, &conf) == wc->ok, "%s: %s %s it", wc->desc,
-                              all_kernels[i]->name, wc->ok ? "does not take" : "takes");
-            }
+            expect_taken(&tc, wc->ok, wc->desc);
             check_kernels(&r, &tc);
             free_case(&tc);
         }
