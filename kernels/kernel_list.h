@@ -2,7 +2,7 @@
  * The single list of kernels: it drives the declarations, the dispatch order (best first),
  * the checkasm-style tests and the benchmark. Only kernels whose ISA translation unit was built
  * are listed (POOLGRAD_HAVE_* from the generated poolgrad_config.h). Within an ISA: global pooling,
- * W-vectorized direct, flat narrow planes, W stride 1 and 2 (shifted loads), banded pre-divided and workspace pre-divided, then
+ * W-vectorized doubled q rows (k = s = 2 along W), direct, flat narrow planes, W stride 1 and 2 (shifted loads), banded pre-divided and workspace pre-divided, then
  * channels-last register-window (stride 1, k 3 along W), direct, banded and workspace.
  * The scalar reference is last and supports everything.
  */
@@ -14,6 +14,7 @@
 
 #define POOLGRAD_ISA_KERNELS(X, isa) \
     X(poolgrad_kernel_##isa##_global) \
+    X(poolgrad_kernel_##isa##_nchw_x2) \
     X(poolgrad_kernel_##isa##_nchw) \
     X(poolgrad_kernel_##isa##_nchw_f) \
     X(poolgrad_kernel_##isa##_nchw_s1) \

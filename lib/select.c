@@ -94,6 +94,8 @@ static const struct kind_rule {
     bool (*prefer)(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf);
 } kind_rules[] = {
     { "global", "one window covering the whole input (or an empty gradOutput), gradInput contiguous along W or C", NULL, NULL },
+    { "nchw_x2", "gradInput rows contiguous along W, gradOutput contiguous along W, k = s = 2 and p = 0 along W "
+                 "(OW <= 4096), k <= s along D and H, divisors exact in float", NULL, NULL },
     { "nchw", "gradInput rows contiguous along W, gradOutput contiguous along W, divisors exact in float, "
               "a lane's windows within two vectors", "one window row per gradInput row (k <= s on D and H)", nchw_prefers },
     { "nchw_f", "gradInput planes and gradOutput planes contiguous, stride 1 along H and W, OW == IW (2 p = k - 1, "

@@ -24,7 +24,8 @@
  *
  * The design is 3 x 2: vectorized axis (W rows: _nchw*, channels-last: _nhwc*) x where q = go / divisor
  * is divided (in the run loop: direct; into a stack band: _b; a prepare pass into the workspace: _q),
- * plus _global, _nchw_f (a whole narrow plane as one flat vector array), and _nchw_s1 / _nchw_s2: W rows with
+ * plus _global, _nchw_f (a whole narrow plane as one flat vector array), _nchw_x2 (k = s = 2 along W: q
+ * rows doubled), and _nchw_s1 / _nchw_s2: W rows with
  * stride 1 or 2 along W, a band of zero-padded (and for
  * stride 2 zero-stuffed) q rows read by shifted loads instead of lane picks. Files, in inclusion order:
  *   simd/vec.h          the vector layer (the only file naming SIMDe)
@@ -37,6 +38,7 @@
  *   simd/nchw_tmpl.h    _nchw, _nchw_b, _nchw_q
  *   simd/nchw_s1_tmpl.h _nchw_s1, _nchw_s2 (stride 1 or 2 along W: shifted loads of zero-padded q rows)
  *   simd/nchw_f_tmpl.h  _nchw_f (narrow planes, stride 1, OW == IW: shifted loads of one flat q plane)
+ *   simd/nchw_x2_tmpl.h _nchw_x2 (k = s = 2 along W, one window row per row: each q stored twice)
  *   simd/nhwc_tmpl.h    _nhwc, _nhwc_s1, _nhwc_b, _nhwc_q
  *   simd/exact_tmpl.h   conversions and quotients as array functions, for the exhaustive tests
  * All kernels handle any C / W (vector tails), empty gradOutput (out size 0: every element +0.0, gradOutput
@@ -61,5 +63,6 @@
 #include "simd/nchw_tmpl.h"
 #include "simd/nchw_s1_tmpl.h"
 #include "simd/nchw_f_tmpl.h"
+#include "simd/nchw_x2_tmpl.h"
 #include "simd/nhwc_tmpl.h"
 #include "simd/exact_tmpl.h"

@@ -124,6 +124,36 @@ PG_AI void pg_fill(char *p, int64_t n, vf v, poolgrad_dtype dt)
         pg_st_n(p + i * es, v, n - i, dt);
 }
 
+/* results v with every lane twice (lane l to elements 2 l and 2 l + 1): the first n (1 <= n <= 2 VL) elements at p.
+ * A 16-bit dtype is narrowed once and doubled in the integer lanes (two copies per 32-bit lane). */
+PG_AI void pg_st_dup2(char *p, vf v, int64_t n, poolgrad_dtype dt)
+{
+    const vi b = vf_to_bits(v, dt);
+    float *const f = (float *)(void *)p;
+    if (dt == POOLGRAD_F32) {
+        const vf lo = vf_dup2_lo(vi_as_f(b)), hi = vf_dup2_hi(vi_as_f(b));
+        if (n <= VL) {
+            vf_storeu_part(f, lo, n);
+        } else {
+            vf_storeu(f, lo);
+            vf_storeu_part(f + VL, hi, n - VL); /* a full store when n == 2 VL */
+        }
+        return;
+    }
+    const vf d = vi_as_f(vi_or(b, vi_slli(b, 16))); /* bit patterns only: never an arithmetic operand */
+    if (n == 2 * VL) {
+        vf_storeu(f, d);
+        return;
+    }
+    if (n >= 2)
+        vf_storeu_part(f, d, n / 2);
+    if (n & 1) { /* the last element alone: row tails only */
+        float t[VL];
+        vf_storeu(t, d);
+        memcpy(p + (n - 1) * 2, &t[n / 2], 2);
+    }
+}
+
 /* a partial vector to n rows (tails only): out of line, so its stack buffer round trip never sits
  * in the hot loop (inlined, the compiler hoisted the buffer load into every chunk: a store-forwarding stall) */
 static __attribute__((noinline)) void pg_st_n_rows(char *const *dst, int g, int64_t o, vf v, int64_t nl, poolgrad_dtype dt)

@@ -113,6 +113,13 @@
  * pixels. Bound: the dst pointer table. Origin: commit 09f6fe9, no numbers recorded. */
 #define PG_CLP 32
 
+/* _nchw_x2: the widest gradOutput row (its W factors are tabulated on the stack). Unit: windows (4 bytes
+ * each). Bound: stack. Origin: set with the kernel (gradInput rows up to 8192 columns). */
+#define PG_X2OW 4096
+/* _nchw_x2: consecutive rows with one window row, computed once and stored to each (k = s = 2 along H: 2).
+ * Bound: none that matters (a pointer each). Origin: set with the kernel. */
+#define PG_X2R 4
+
 /* _nhwc_b band: q floats cached on the stack (24 KiB), slots (tags) and gradInput rows per group (the
  * group's rows stay in cache between channel blocks). Bound: stack and L1/L2. Origin: measured, commit
  * cfee2ca (inception bf16 nhwc 6.25 -> 3.05 ms, resnet f16 nhwc 2.41 -> 1.28 ms against _nhwc_q). */

@@ -17,6 +17,7 @@
  *   vh vh_loadu vh_storeu vh_widen vh_narrow                                  VL 16-bit values (vh), to and from lanes
  *   vlanes vlanes_load, vsel vsel_at, vf_pick1 vf_pick2 vf_pick, vsel_keep vsel_put vsel_get   masked picks
  *   vf_stuff2_lo vf_stuff2_hi                                                 half the lanes, +0.0 between them
+ *   vf_dup2_lo vf_dup2_hi                                                     half the lanes, each twice
  * and this file adds, on top of them and identical at every level:
  *   vf_pick_mem                                 the scalar gather for segments longer than two registers
  *   vf_canonical_nan vf_from_f16_vh vh_from_vf vf_to_bits   conversions (f16: the level's hardware

@@ -88,9 +88,12 @@ PG_AI vh vh_cvt_f16_hw(vf f)
 }
 #endif
 
-/* lanes 0 .. VL/2 - 1 (lo) or VL/2 .. VL - 1 (hi) of v at the even lanes, +0.0 at the odd ones */
+/* lanes 0 .. VL/2 - 1 (lo) or VL/2 .. VL - 1 (hi) of v at the even lanes, +0.0 at the odd ones (stuff2), or
+ * at both (dup2) */
 PG_AI vf vf_stuff2_lo(vf v) { return simde_mm_unpacklo_ps(v, vf_zero()); }
 PG_AI vf vf_stuff2_hi(vf v) { return simde_mm_unpackhi_ps(v, vf_zero()); }
+PG_AI vf vf_dup2_lo(vf v) { return simde_mm_unpacklo_ps(v, v); }
+PG_AI vf vf_dup2_hi(vf v) { return simde_mm_unpackhi_ps(v, v); }
 
 /* ---- lane selectors and masked picks (see vec.h) */
 

@@ -3,7 +3,7 @@
  * CPU can run is called directly (prepare + run over randomly split work ranges, like poolgrad_execute's
  * chunks) and its whole gradInput storage (values, untouched gaps, guard zones) is compared byte for byte
  * with the scalar reference's. One test per kernel family (the kernel-name suffix after the ISA: global,
- * nchw, nchw_f, nchw_s1, nchw_s2, nchw_b, nchw_q, nhwc, nhwc_b, nhwc_q) covers that family's kernels of every ISA on problems the
+ * nchw_x2, nchw, nchw_f, nchw_s1, nchw_s2, nchw_b, nchw_q, nhwc, nhwc_b, nhwc_q) covers that family's kernels of every ISA on problems the
  * family handles: random problems, vector-width neighbours, special values, every f16/bf16 bit pattern,
  * empty gradOutput; a failure names the family and the ISA. Then the public path: the ISA the CPU is
  * detected as (POOLGRAD_EXPECT_ISA), every ISA cap (poolgrad_set_thread_isa_cap) with 1-7 threads.
@@ -30,7 +30,7 @@ static const poolgrad_kernel *const all_kernels[] = { POOLGRAD_FOREACH_KERNEL(PO
 #undef POOLGRAD_KERNEL_ENTRY
 #define NKERNELS (sizeof all_kernels / sizeof all_kernels[0])
 
-static const char *const families[] = { "global", "nchw", "nchw_f", "nchw_s1", "nchw_s2", "nchw_b", "nchw_q", "nhwc_s1", "nhwc", "nhwc_b", "nhwc_q" };
+static const char *const families[] = { "global", "nchw_x2", "nchw", "nchw_f", "nchw_s1", "nchw_s2", "nchw_b", "nchw_q", "nhwc_s1", "nhwc", "nhwc_b", "nhwc_q" };
 #define NFAMILIES (sizeof families / sizeof families[0])
 
 static const char *layout_names[] = { "nchw", "nhwc", "nchw-gapped", "nhwc-gapped", "random" };
@@ -568,6 +568,61 @@ static void part_flat_planes(void)
 }
 
 /*
+ * The doubled-row kind (_nchw_x2: k = s = 2 along W), reached on purpose on every ISA (the test fails if configure()
+ * no longer takes a shape it should, or takes one it should not): widths even and odd (the last column outside
+ * every window, or in a one-column window with ceil mode), around and below the vector widths, the widest row it
+ * takes; along H windows k = s (rows in pairs), k < s (rows of no window) and padding; 3D with k = s = 2 along D;
+ * excluded padding, divisor overrides, gapped views; random work splits cut row pairs. Rejected: p 1, k 3 or
+ * stride 3 along W, k > s along H or D, a row one window wider.
+ */
+static void part_x2_rows(void)
+{
+    if (!family_is("nchw_x2"))
+        return;
+    pgt_rng r = rng_for("x2_rows");
+    typedef struct { int sd; int64_t shape[5]; int64_t kd, sd_, kh, sh, ph, kw, sw, pw; bool ceil, cip; int64_t div; int lay; bool ok; const char *desc; } x_case;
+    static const x_case cases[] = {
+        { 2, { 2, 3, 56, 56 }, 1, 1, 2, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_ROWMAJOR, true, "k2s2 56x56" },
+        { 2, { 1, 3, 7, 37 }, 1, 1, 2, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_ROWMAJOR, true, "W 37: last column in no window" },
+        { 2, { 1, 3, 7, 37 }, 1, 1, 2, 2, 0, 2, 2, 0, true, false, 0, LAYOUT_ROWMAJOR, true, "W 37 ceil: a one-column window" },
+        { 2, { 1, 2, 5, 33 }, 1, 1, 2, 2, 1, 2, 2, 0, true, true, 0, LAYOUT_ROWMAJOR, true, "W 33, ph 1, ceil" },
+        { 2, { 1, 2, 4, 3 }, 1, 1, 2, 2, 0, 2, 2, 0, false, false, 0, LAYOUT_ROWMAJOR, true, "W 3" },
+        { 2, { 1, 2, 4, 2 }, 1, 1, 2, 2, 0, 2, 2, 0, false, true, -3, LAYOUT_ROWMAJOR, true, "W 2, divisor -3" },
+        { 2, { 2, 2, 9, 17 }, 1, 1, 1, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_ROWMAJOR, true, "kh 1 sh 2: rows of no window" },
+        { 2, { 1, 2, 11, 100 }, 1, 1, 2, 3, 1, 2, 2, 0, true, false, 5, LAYOUT_ROWMAJOR, true, "kh 2 sh 3 ph 1, divisor 5" },
+        { 2, { 1, 3, 6, 64 }, 1, 1, 2, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_GAPPED, true, "W 64, gapped" },
+        { 2, { 1, 1, 3, 8192 }, 1, 1, 2, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_ROWMAJOR, true, "the widest row it takes" },
+        { 3, { 1, 2, 6, 5, 30 }, 2, 2, 2, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_ROWMAJOR, true, "3D k2s2" },
+        { 3, { 1, 2, 7, 6, 31 }, 2, 3, 2, 2, 1, 2, 2, 0, true, false, 0, LAYOUT_ROWMAJOR, true, "3D kd 2 sd 3, ceil, excl" },
+        { 2, { 1, 1, 3, 8194 }, 1, 1, 2, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_ROWMAJOR, false, "one window wider: rejected" },
+        { 2, { 1, 2, 6, 20 }, 1, 1, 2, 2, 0, 2, 2, 1, false, true, 0, LAYOUT_ROWMAJOR, false, "p 1 along W: rejected" },
+        { 2, { 1, 2, 6, 20 }, 1, 1, 2, 2, 0, 3, 2, 1, false, true, 0, LAYOUT_ROWMAJOR, false, "k 3 along W: rejected" },
+        { 2, { 1, 2, 6, 20 }, 1, 1, 2, 2, 0, 2, 3, 0, false, true, 0, LAYOUT_ROWMAJOR, false, "stride 3 along W: rejected" },
+        { 2, { 1, 2, 6, 20 }, 1, 1, 3, 2, 1, 2, 2, 0, false, true, 0, LAYOUT_ROWMAJOR, false, "k 3 s 2 along H: rejected" },
+        { 3, { 1, 2, 5, 6, 20 }, 3, 2, 2, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_ROWMAJOR, false, "k 3 s 2 along D: rejected" },
+    };
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
+        for (int dt = 0; dt < 3; dt++) {
+            const x_case *xc = &cases[ci];
+            const int sd = xc->sd, rank = sd + 2;
+            poolgrad_params pa = pgt_params(sd, xc->kw, xc->sw, xc->pw, xc->ceil, xc->cip, xc->div);
+            pa.kernel[sd - 2] = xc->kh;
+            pa.stride[sd - 2] = xc->sh;
+            pa.padding[sd - 2] = xc->ph;
+            if (sd == 3) {
+                pa.kernel[0] = xc->kd;
+                pa.stride[0] = xc->sd_;
+                pa.padding[0] = 0;
+            }
+            tcase tc;
+            make_fixed_case(&r, &tc, &pa, rank, xc->shape, xc->lay, (poolgrad_dtype)dt, xc->desc);
+            expect_taken(&tc, xc->ok, xc->desc);
+            check_kernels(&r, &tc);
+            free_case(&tc);
+        }
+}
+
+/*
  * The channels-last register-window kind (_nhwc_s1), reached on purpose on every ISA (the test fails if
  * configure() no longer takes a shape it should, or takes one it should not): channel counts around the vector
  * widths (full blocks, single vectors, tails), p = 0 and 1 along W, rows narrower than the window, one to three
@@ -745,6 +800,7 @@ static void run_family(const char *family)
     part_band_modes();
     part_s1_blockings();
     part_flat_planes();
+    part_x2_rows();
     part_nhwc_window();
     part_special_values(400);
     part_empty_grad_output();
@@ -774,6 +830,7 @@ static void run_family(const char *family)
 
 #define FAMILY_TEST(f) static void test_##f(void) { run_family(#f); }
 FAMILY_TEST(global)
+FAMILY_TEST(nchw_x2)
 FAMILY_TEST(nchw)
 FAMILY_TEST(nchw_f)
 FAMILY_TEST(nchw_s1)
@@ -1430,6 +1487,7 @@ static const ca_test tests[] = {
     { "pow2_reciprocals", NULL, test_pow2_reciprocals },
     { "reference", NULL, test_reference },
     { "global", "global", test_global },
+    { "nchw_x2", "nchw_x2", test_nchw_x2 },
     { "nchw", "nchw", test_nchw },
     { "nchw_f", "nchw_f", test_nchw_f },
     { "nchw_s1", "nchw_s1", test_nchw_s1 },

@@ -1,0 +1,119 @@
+/*
+ * Template: _nchw_x2, the W-vectorized kernel for non-overlapping windows of two columns (k = s = 2, p = 0
+ * along W) with at most one window row per gradInput row (k <= s along D and H). Included once per ISA
+ * translation unit by kernels_tmpl.h, after nchw_tmpl.h (it shares the row work items of pg_nchw_conf).
+ *
+ * Template parameters (defined by the including translation unit):
+ *   PG_ISA        the poolgrad_isa the kernel is dispatched as
+ *   PG_ISA_NAME   the kernel name prefix, used through PG_NAME
+ *   PG_KSYM(x)    the symbol of kernel x
+ * Defines: const poolgrad_kernel PG_KSYM(nchw_x2).
+ *
+ * Column w of a covered row has the one window ow = w / 2 (none when ow >= OW: the last column of an odd
+ * width without ceil mode). So a row is its window row's q, each value twice: VL gradOutput values, divided
+ * once, give 2 VL gradInput columns by two lane duplications (vf_dup2_lo/hi), and a 16-bit dtype is
+ * narrowed once per VL values and doubled in the integer lanes (pg_st_dup2). The sum of one term is
+ * +0.0 + q, as in the reference (a -0.0 quotient stores +0.0). Lanes past OW load +0.0 and divide by 1.
+ * A row without a window row (padding, k < s gaps) or with an empty gradOutput is +0.0.
+ */
+#ifndef PG_KSYM
+#error "nchw_x2_tmpl.h is a template: include it from kernels_tmpl.h"
+#endif
+
+static bool nchw_x2_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
+{
+    if (!(pg_gi_rows(pr) && pg_div_small(pr) && pr->k[2] == 2 && pr->s[2] == 2 && pr->p[2] == 0 &&
+          pr->k[1] <= pr->s[1] && pr->k[0] <= pr->s[0] && pr->out[2] <= PG_X2OW &&
+          (pg_go_empty(pr) || pg_unit(pr->out[2], pr->go_stride[PG_W]))))
+        return false;
+    *conf = pg_nchw_conf(pr);
+    conf->w_block = pr->in[2];
+    return true;
+}
+
+/* One window row's q (gradOutput row g, D x H divisor factor dvh, W factors fw) doubled into the nr gradInput
+ * rows dst; NR is nr when a constant (the stores unroll), else 0. */
+PG_AI void nchw_x2_rows(const poolgrad_problem *pr, const char *g, vf dvh, const float *fw, const char *go_end,
+                        char *const *dst, int nr, const int NR, poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt), IW = pr->in[2], OW = pr->out[2];
+    const bool ovr = pr->divisor_override != 0;
+    const int n = NR ? NR : nr;
+    /* a whole-vector load may read past OW (inside the view) when those lanes are never stored: no column
+     * past 2 OW (levels without masked loads build a partial one through the stack, a store-forwarding stall) */
+    const bool past_ok = 2 * OW >= IW;
+    for (int64_t w = 0; w < IW; w += 2 * VL) {
+        const int64_t o = w / 2, nl = OW - o; /* gradOutput values, <= 0: none */
+        const vf x = (nl >= VL || (past_ok && nl > 0)) && g + (o + VL) * es <= go_end ? pg_ld(g + o * es, dt)
+                                                                                  : pg_ld_n(g + o * es, nl, dt);
+        const vf dv = ovr ? dvh : vf_mul(dvh, vf_loadu(fw + o));
+        const vf v = vf_add(vf_zero(), pg_quot(pr, x, dv));
+        const int64_t m = pg_min(2 * VL, IW - w);
+        for (int r = 0; r < n; r++)
+            pg_st_dup2(dst[r] + w * es, v, m, dt);
+    }
+}
+
+PG_AI void nchw_x2_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], IW = pr->in[2], OW = pr->out[2];
+    const int64_t *gs = pr->gi_stride, *os = pr->go_stride;
+    const bool ovr = pr->divisor_override != 0, empty = pg_go_empty(pr);
+    const float ovf = pg_dfac(pr, pr->divisor_override);
+    const char *const go_end = pg_go_end(pr, es);
+    float fw[PG_X2OW + VL]; /* the W factor of window ow (1.0 past OW: those lanes divide +0.0) */
+    for (int64_t ow = 0; ow < OW + VL; ow++)
+        fw[ow] = !ovr && ow < OW ? pg_dfac(pr, pg_factor(pr, 2, ow)) : 1.0f;
+    pg_axis axes[2];
+    pg_axis_init(&axes[0], pr, 0);
+    pg_axis_init(&axes[1], pr, 1);
+    pg_pos pos = pg_pos_of(begin, IH, ID, C);
+    for (int64_t row = begin; row < end;) {
+        int64_t od0, od1, oh0, oh1;
+        pg_axis_range(&axes[0], pr, pos.d, &od0, &od1);
+        pg_axis_range(&axes[1], pr, pos.h, &oh0, &oh1);
+        const bool none = empty || od0 >= od1 || oh0 >= oh1;
+        /* the run of this plane's next rows (up to PG_X2R) with the same window row, or none */
+        int nr = 1;
+        while (nr < PG_X2R && row + nr < end && pos.h + nr < IH) {
+            int64_t b, e;
+            pg_axis_range(&axes[1], pr, pos.h + nr, &b, &e);
+            if (none ? b < e : b != oh0 || e <= b)
+                break;
+            nr++;
+        }
+        char *dst[PG_X2R];
+        for (int r = 0; r < nr; r++)
+            dst[r] = pr->gi + (pos.n * gs[PG_N] + pos.c * gs[PG_C] + pos.d * gs[PG_D] + (pos.h + r) * gs[PG_H]) * es;
+        if (none) {
+            for (int r = 0; r < nr; r++)
+                pg_fill(dst[r], IW, vf_zero(), dt);
+        } else {
+            const char *g = pr->go + (pos.n * os[PG_N] + pos.c * os[PG_C] + od0 * os[PG_D] + oh0 * os[PG_H]) * es;
+            const float fdh = ovr ? ovf : pg_dfac(pr, pg_axis_factor(&axes[0], pr, od0) * pg_axis_factor(&axes[1], pr, oh0));
+            switch (nr) {
+            case 1: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, 1, 1, dt); break;
+            case 2: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, 2, 2, dt); break;
+            default: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, nr, 0, dt); break;
+            }
+        }
+        row += nr;
+        pg_pos_advance(&pos, nr, IH, ID, C);
+    }
+}
+
+_Static_assert((PG_X2OW + 64) * 4 + 2 * sizeof(pg_axis) < PG_STACK_BUDGET, "_nchw_x2 run: stack buffers over the budget");
+
+static void nchw_x2_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
+                        int64_t end)
+{
+    (void)conf;
+    (void)ws;
+    PG_DT_DISPATCH(pr->dtype, nchw_x2_run_dt, pr, begin, end);
+}
+
+const poolgrad_kernel PG_KSYM(nchw_x2) = {
+    .name = PG_NAME("nchw_x2"), .isa = PG_ISA, .configure = nchw_x2_configure,
+    .prepare = NULL, .run = nchw_x2_run,
+};
