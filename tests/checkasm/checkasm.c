@@ -568,12 +568,58 @@ static void part_flat_planes(void)
 }
 
 /*
+ * A W-row kernel run over the rows [b, e) alone writes exactly those gradInput rows (n, c, d, h), with the
+ * reference's bits, and nothing else: a store to another work item's row, even of the same value, would
+ * race with the thread that owns it. Random b, e; kernels of the family that take the case.
+ */
+static void expect_rows_only(pgt_rng *r, tcase *tc)
+{
+    const poolgrad_problem *pr = &tc->plan->problem;
+    const int64_t *gs = pr->gi_stride;
+    const int64_t numel = tc->gi.buf.numel;
+    unsigned char *mine = malloc((size_t)numel);
+    CA_ASSERT(mine != NULL, "out of memory");
+    for (size_t i = 0; i < NKERNELS; i++) {
+        const poolgrad_kernel *k = all_kernels[i];
+        poolgrad_kernel_conf conf;
+        if (!in_scope(k) || !cpu_runs(k) || !k->configure(pr, &conf) || conf.work_items < 1)
+            continue;
+        for (int rep = 0; rep < 2; rep++) {
+            int64_t b = pgt_range(r, 0, conf.work_items - 1), e = pgt_range(r, b + 1, conf.work_items);
+            reset_output(tc);
+            pgt_buffer ws = pgt_alloc(POOLGRAD_F32, (int64_t)((conf.workspace_size + 3) / 4));
+            k->run(pr, &conf, ws.data, b, e);
+            pgt_free(&ws);
+            memset(mine, 0, (size_t)numel);
+            for (int64_t row = b; row < e; row++) {
+                const int64_t h = row % pr->in[1], d = row / pr->in[1] % pr->in[0], c = row / pr->in[1] / pr->in[0] % pr->c,
+                              n = row / pr->in[1] / pr->in[0] / pr->c;
+                for (int64_t w = 0; w < pr->in[2]; w++)
+                    mine[tc->gi.t.offset + n * gs[PG_N] + c * gs[PG_C] + d * gs[PG_D] + h * gs[PG_H] + w * gs[PG_W]] = 1;
+            }
+            int64_t bad = -1;
+            for (int64_t x = 0; x < numel && bad < 0; x++) {
+                const size_t off = ((size_t)PGT_GUARD + (size_t)x) * tc->gi.buf.es;
+                if (mine[x] ? memcmp(tc->gi.buf.raw + off, tc->ref.buf.raw + off, tc->gi.buf.es) != 0 : !pgt_untouched(&tc->gi.buf, x))
+                    bad = x;
+            }
+            CA_EXPECT(bad < 0 && pgt_guards_intact(&tc->gi.buf), "%s over rows [%lld, %lld): storage element %lld %s; case %s",
+                      k->name, (long long)b, (long long)e, (long long)bad,
+                      bad >= 0 && mine[bad] ? "differs from the reference" : "written outside its rows", tc->desc);
+            mismatch_count[i] += bad >= 0;
+        }
+    }
+    free(mine);
+}
+
+/*
  * The doubled-row kind (_nchw_x2: k = s = 2 along W), reached on purpose on every ISA (the test fails if configure()
  * no longer takes a shape it should, or takes one it should not): widths even and odd (the last column outside
  * every window, or in a one-column window with ceil mode), around and below the vector widths, the widest row it
  * takes; along H windows k = s (rows in pairs), k < s (rows of no window) and padding; 3D with k = s = 2 along D;
- * excluded padding, divisor overrides, gapped views; random work splits cut row pairs. Rejected: p 1, k 3 or
- * stride 3 along W, k > s along H or D, a row one window wider.
+ * excluded padding, divisor overrides, gapped views; random work splits cut row pairs, and a run over a random
+ * range of rows writes those rows alone (expect_rows_only). Rejected: p 1, k 3 or stride 3 along W, k > s
+ * along H or D, a row one window wider.
  */
 static void part_x2_rows(void)
 {
@@ -618,6 +664,7 @@ static void part_x2_rows(void)
             make_fixed_case(&r, &tc, &pa, rank, xc->shape, xc->lay, (poolgrad_dtype)dt, xc->desc);
             expect_taken(&tc, xc->ok, xc->desc);
             check_kernels(&r, &tc);
+            expect_rows_only(&r, &tc);
             free_case(&tc);
         }
 }
