@@ -2,8 +2,9 @@
  * The single list of kernels: it drives the declarations, the dispatch order (best first),
  * the checkasm-style tests and the benchmark. Only kernels whose ISA translation unit was built
  * are listed (POOLGRAD_HAVE_* from the generated poolgrad_config.h). Within an ISA: global pooling,
- * W-vectorized doubled q rows (k = s = 2 along W), direct, flat narrow planes, W stride 1 and 2 (shifted loads), banded pre-divided and workspace pre-divided, then
- * channels-last register-window (stride 1, k 3 along W), direct, banded and workspace.
+ * W-vectorized doubled q rows (k = s = 2 along W), direct, flat narrow planes, W stride 1 and 2 (shifted
+ * loads), banded pre-divided and workspace pre-divided, then channels-last register-window (stride 1, k 3
+ * along W), direct, banded and workspace.
  * The scalar reference is last and supports everything.
  */
 #ifndef POOLGRAD_KERNELS_KERNEL_LIST_H

@@ -132,12 +132,16 @@ PG_AI void pg_st_dup2(char *p, vf v, int64_t n, poolgrad_dtype dt)
     float *const f = (float *)(void *)p;
     if (dt == POOLGRAD_F32) {
         const vf lo = vf_dup2_lo(vi_as_f(b)), hi = vf_dup2_hi(vi_as_f(b));
-        if (n <= VL) {
+        /* whole vectors stored as such: levels without masked stores copy a part through the stack */
+        if (n < VL) {
             vf_storeu_part(f, lo, n);
-        } else {
-            vf_storeu(f, lo);
-            vf_storeu_part(f + VL, hi, n - VL); /* a full store when n == 2 VL */
+            return;
         }
+        vf_storeu(f, lo);
+        if (n == 2 * VL)
+            vf_storeu(f + VL, hi);
+        else if (n > VL)
+            vf_storeu_part(f + VL, hi, n - VL);
         return;
     }
     const vf d = vi_as_f(vi_or(b, vi_slli(b, 16))); /* bit patterns only: never an arithmetic operand */

@@ -13,7 +13,8 @@
  * width without ceil mode). So a row is its window row's q, each value twice: VL gradOutput values, divided
  * once, give 2 VL gradInput columns by two lane duplications (vf_dup2_lo/hi), and a 16-bit dtype is
  * narrowed once per VL values and doubled in the integer lanes (pg_st_dup2). The sum of one term is
- * +0.0 + q, as in the reference (a -0.0 quotient stores +0.0). Lanes past OW load +0.0 and divide by 1.
+ * +0.0 + q, as in the reference (a -0.0 quotient stores +0.0). Lanes past OW divide by 1: they load +0.0 when
+ * a column past 2 OW is stored (an odd width without ceil mode), else whatever the view holds there, never stored.
  * A row without a window row (padding, k < s gaps) or with an empty gradOutput is +0.0.
  */
 #ifndef PG_KSYM
