@@ -509,6 +509,22 @@ static void part_s1_blockings(void)
         }
 }
 
+/* Parameters with k, s, p along W, k, s, p along H and, in 3D, k and s along D (p 0). */
+static poolgrad_params axis_params(int sd, int64_t kd, int64_t sdd, int64_t kh, int64_t sh, int64_t ph, int64_t kw,
+                                   int64_t sw, int64_t pw, bool ceil, bool cip, int64_t div)
+{
+    poolgrad_params pa = pgt_params(sd, kw, sw, pw, ceil, cip, div);
+    pa.kernel[sd - 2] = kh;
+    pa.stride[sd - 2] = sh;
+    pa.padding[sd - 2] = ph;
+    if (sd == 3) {
+        pa.kernel[0] = kd;
+        pa.stride[0] = sdd;
+        pa.padding[0] = 0;
+    }
+    return pa;
+}
+
 /* Every kernel of the family that this CPU runs takes the case (ok) or rejects it (!ok). */
 static void expect_taken(const tcase *tc, bool ok, const char *desc)
 {
@@ -650,18 +666,10 @@ static void part_x2_rows(void)
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
         for (int dt = 0; dt < 3; dt++) {
             const x_case *xc = &cases[ci];
-            const int sd = xc->sd, rank = sd + 2;
-            poolgrad_params pa = pgt_params(sd, xc->kw, xc->sw, xc->pw, xc->ceil, xc->cip, xc->div);
-            pa.kernel[sd - 2] = xc->kh;
-            pa.stride[sd - 2] = xc->sh;
-            pa.padding[sd - 2] = xc->ph;
-            if (sd == 3) {
-                pa.kernel[0] = xc->kd;
-                pa.stride[0] = xc->sd_;
-                pa.padding[0] = 0;
-            }
+            const poolgrad_params pa = axis_params(xc->sd, xc->kd, xc->sd_, xc->kh, xc->sh, xc->ph, xc->kw, xc->sw, xc->pw,
+                                                   xc->ceil, xc->cip, xc->div);
             tcase tc;
-            make_fixed_case(&r, &tc, &pa, rank, xc->shape, xc->lay, (poolgrad_dtype)dt, xc->desc);
+            make_fixed_case(&r, &tc, &pa, xc->sd + 2, xc->shape, xc->lay, (poolgrad_dtype)dt, xc->desc);
             expect_taken(&tc, xc->ok, xc->desc);
             check_kernels(&r, &tc);
             expect_rows_only(&r, &tc);
@@ -696,18 +704,10 @@ static void part_nhwc_window(void)
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
         for (int dt = 0; dt < 3; dt++) {
             const w_case *wc = &cases[ci];
-            const int sd = wc->sd, rank = sd + 2;
-            poolgrad_params pa = pgt_params(sd, wc->kw, wc->sw, wc->pw, wc->ceil, wc->cip, wc->div);
-            pa.kernel[sd - 2] = wc->kh;
-            pa.stride[sd - 2] = wc->sh;
-            pa.padding[sd - 2] = wc->ph;
-            if (sd == 3) {
-                pa.kernel[0] = wc->kd;
-                pa.stride[0] = wc->sd_;
-                pa.padding[0] = 0;
-            }
+            const poolgrad_params pa = axis_params(wc->sd, wc->kd, wc->sd_, wc->kh, wc->sh, wc->ph, wc->kw, wc->sw, wc->pw,
+                                                   wc->ceil, wc->cip, wc->div);
             tcase tc;
-            make_fixed_case(&r, &tc, &pa, rank, wc->shape, LAYOUT_CHANNELS_LAST, (poolgrad_dtype)dt, wc->desc);
+            make_fixed_case(&r, &tc, &pa, wc->sd + 2, wc->shape, LAYOUT_CHANNELS_LAST, (poolgrad_dtype)dt, wc->desc);
             expect_taken(&tc, wc->ok, wc->desc);
             check_kernels(&r, &tc);
             free_case(&tc);
