@@ -509,22 +509,6 @@ static void part_s1_blockings(void)
         }
 }
 
-/* Parameters with k, s, p along W, k, s, p along H and, in 3D, k and s along D (p 0). */
-static poolgrad_params axis_params(int sd, int64_t kd, int64_t sdd, int64_t kh, int64_t sh, int64_t ph, int64_t kw,
-                                   int64_t sw, int64_t pw, bool ceil, bool cip, int64_t div)
-{
-    poolgrad_params pa = pgt_params(sd, kw, sw, pw, ceil, cip, div);
-    pa.kernel[sd - 2] = kh;
-    pa.stride[sd - 2] = sh;
-    pa.padding[sd - 2] = ph;
-    if (sd == 3) {
-        pa.kernel[0] = kd;
-        pa.stride[0] = sdd;
-        pa.padding[0] = 0;
-    }
-    return pa;
-}
-
 /* Every kernel of the family that this CPU runs takes the case (ok) or rejects it (!ok). */
 static void expect_taken(const tcase *tc, bool ok, const char *desc)
 {
@@ -628,6 +612,45 @@ static void expect_rows_only(pgt_rng *r, tcase *tc)
     free(mine);
 }
 
+/* A fixed case of the parts that reach a kind on purpose: k, s, p per axis (p 0 along D), the layout, and
+ * whether the family's kernels take it (ok). */
+typedef struct axis_case {
+    int sd;
+    int64_t shape[5];
+    int64_t kd, sd_, kh, sh, ph, kw, sw, pw;
+    bool ceil, cip;
+    int64_t div;
+    int lay;
+    bool ok;
+    const char *desc;
+} axis_case;
+
+/* Each case in every dtype: taken or rejected as it says, checked on every kernel in scope, and when
+ * rows_only also run over one random range of rows alone (expect_rows_only). */
+static void check_axis_cases(pgt_rng *r, const axis_case *cases, size_t n, bool rows_only)
+{
+    for (size_t ci = 0; ci < n; ci++)
+        for (int dt = 0; dt < 3; dt++) {
+            const axis_case *c = &cases[ci];
+            poolgrad_params pa = pgt_params(c->sd, c->kw, c->sw, c->pw, c->ceil, c->cip, c->div);
+            pa.kernel[c->sd - 2] = c->kh;
+            pa.stride[c->sd - 2] = c->sh;
+            pa.padding[c->sd - 2] = c->ph;
+            if (c->sd == 3) {
+                pa.kernel[0] = c->kd;
+                pa.stride[0] = c->sd_;
+                pa.padding[0] = 0;
+            }
+            tcase tc;
+            make_fixed_case(r, &tc, &pa, c->sd + 2, c->shape, c->lay, (poolgrad_dtype)dt, c->desc);
+            expect_taken(&tc, c->ok, c->desc);
+            check_kernels(r, &tc);
+            if (rows_only)
+                expect_rows_only(r, &tc);
+            free_case(&tc);
+        }
+}
+
 /*
  * The doubled-row kind (_nchw_x2: k = s = 2 along W), reached on purpose on every ISA (the test fails if configure()
  * no longer takes a shape it should, or takes one it should not): widths even and odd (the last column outside
@@ -642,8 +665,7 @@ static void part_x2_rows(void)
     if (!family_is("nchw_x2"))
         return;
     pgt_rng r = rng_for("x2_rows");
-    typedef struct { int sd; int64_t shape[5]; int64_t kd, sd_, kh, sh, ph, kw, sw, pw; bool ceil, cip; int64_t div; int lay; bool ok; const char *desc; } x_case;
-    static const x_case cases[] = {
+        static const axis_case cases[] = {
         { 2, { 2, 3, 56, 56 }, 1, 1, 2, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_ROWMAJOR, true, "k2s2 56x56" },
         { 2, { 1, 3, 7, 37 }, 1, 1, 2, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_ROWMAJOR, true, "W 37: last column in no window" },
         { 2, { 1, 3, 7, 37 }, 1, 1, 2, 2, 0, 2, 2, 0, true, false, 0, LAYOUT_ROWMAJOR, true, "W 37 ceil: a one-column window" },
@@ -663,18 +685,7 @@ static void part_x2_rows(void)
         { 2, { 1, 2, 6, 20 }, 1, 1, 3, 2, 1, 2, 2, 0, false, true, 0, LAYOUT_ROWMAJOR, false, "k 3 s 2 along H: rejected" },
         { 3, { 1, 2, 5, 6, 20 }, 3, 2, 2, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_ROWMAJOR, false, "k 3 s 2 along D: rejected" },
     };
-    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
-        for (int dt = 0; dt < 3; dt++) {
-            const x_case *xc = &cases[ci];
-            const poolgrad_params pa = axis_params(xc->sd, xc->kd, xc->sd_, xc->kh, xc->sh, xc->ph, xc->kw, xc->sw, xc->pw,
-                                                   xc->ceil, xc->cip, xc->div);
-            tcase tc;
-            make_fixed_case(&r, &tc, &pa, xc->sd + 2, xc->shape, xc->lay, (poolgrad_dtype)dt, xc->desc);
-            expect_taken(&tc, xc->ok, xc->desc);
-            check_kernels(&r, &tc);
-            expect_rows_only(&r, &tc);
-            free_case(&tc);
-        }
+    check_axis_cases(&r, cases, sizeof cases / sizeof cases[0], true);
 }
 
 /*
@@ -689,29 +700,18 @@ static void part_nhwc_window(void)
     if (!family_is("nhwc_s1"))
         return;
     pgt_rng r = rng_for("nhwc_window");
-    typedef struct { int sd; int64_t shape[5]; int64_t kd, sd_, kh, sh, ph, kw, sw, pw; bool ceil, cip; int64_t div; bool ok; const char *desc; } w_case;
-    static const w_case cases[] = {
-        { 2, { 2, 192, 9, 35 }, 1, 1, 3, 1, 1, 3, 1, 1, false, false, 0, true, "inception-like, C 192" },
-        { 2, { 1, 35, 6, 17 }, 1, 1, 3, 1, 0, 3, 1, 0, true, true, 0, true, "C 35 (tail), p 0, ceil" },
-        { 2, { 1, 17, 5, 1 }, 1, 1, 3, 1, 1, 3, 1, 1, false, false, 0, true, "W 1 < k" },
-        { 2, { 1, 33, 4, 2 }, 1, 1, 2, 2, 0, 3, 1, 1, false, true, -5, true, "W 2, one window row, divisor -5" },
-        { 2, { 2, 48, 7, 9 }, 1, 1, 3, 2, 1, 3, 1, 1, false, true, 8, true, "k3 s2 along H, divisor 8" },
-        { 3, { 1, 20, 3, 5, 11 }, 3, 3, 3, 1, 1, 3, 1, 1, true, false, 0, true, "3D: three window rows" },
-        { 2, { 1, 16, 6, 12 }, 1, 1, 3, 1, 1, 2, 1, 1, false, true, 0, false, "k 2 along W: rejected" },
-        { 2, { 1, 16, 6, 12 }, 1, 1, 3, 1, 1, 3, 2, 1, false, true, 0, false, "stride 2 along W: rejected" },
-        { 2, { 1, 16, 8, 12 }, 1, 1, 4, 1, 1, 3, 1, 1, false, true, 0, false, "four window rows: rejected" },
+    static const axis_case cases[] = {
+        { 2, { 2, 192, 9, 35 }, 1, 1, 3, 1, 1, 3, 1, 1, false, false, 0, LAYOUT_CHANNELS_LAST, true, "inception-like, C 192" },
+        { 2, { 1, 35, 6, 17 }, 1, 1, 3, 1, 0, 3, 1, 0, true, true, 0, LAYOUT_CHANNELS_LAST, true, "C 35 (tail), p 0, ceil" },
+        { 2, { 1, 17, 5, 1 }, 1, 1, 3, 1, 1, 3, 1, 1, false, false, 0, LAYOUT_CHANNELS_LAST, true, "W 1 < k" },
+        { 2, { 1, 33, 4, 2 }, 1, 1, 2, 2, 0, 3, 1, 1, false, true, -5, LAYOUT_CHANNELS_LAST, true, "W 2, one window row, divisor -5" },
+        { 2, { 2, 48, 7, 9 }, 1, 1, 3, 2, 1, 3, 1, 1, false, true, 8, LAYOUT_CHANNELS_LAST, true, "k3 s2 along H, divisor 8" },
+        { 3, { 1, 20, 3, 5, 11 }, 3, 3, 3, 1, 1, 3, 1, 1, true, false, 0, LAYOUT_CHANNELS_LAST, true, "3D: three window rows" },
+        { 2, { 1, 16, 6, 12 }, 1, 1, 3, 1, 1, 2, 1, 1, false, true, 0, LAYOUT_CHANNELS_LAST, false, "k 2 along W: rejected" },
+        { 2, { 1, 16, 6, 12 }, 1, 1, 3, 1, 1, 3, 2, 1, false, true, 0, LAYOUT_CHANNELS_LAST, false, "stride 2 along W: rejected" },
+        { 2, { 1, 16, 8, 12 }, 1, 1, 4, 1, 1, 3, 1, 1, false, true, 0, LAYOUT_CHANNELS_LAST, false, "four window rows: rejected" },
     };
-    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
-        for (int dt = 0; dt < 3; dt++) {
-            const w_case *wc = &cases[ci];
-            const poolgrad_params pa = axis_params(wc->sd, wc->kd, wc->sd_, wc->kh, wc->sh, wc->ph, wc->kw, wc->sw, wc->pw,
-                                                   wc->ceil, wc->cip, wc->div);
-            tcase tc;
-            make_fixed_case(&r, &tc, &pa, wc->sd + 2, wc->shape, LAYOUT_CHANNELS_LAST, (poolgrad_dtype)dt, wc->desc);
-            expect_taken(&tc, wc->ok, wc->desc);
-            check_kernels(&r, &tc);
-            free_case(&tc);
-        }
+    check_axis_cases(&r, cases, sizeof cases / sizeof cases[0], false);
 }
 
 /* Special values: every element a special, f16 overflow sums, subnormal quotients, NaN payloads; the
