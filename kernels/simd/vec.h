@@ -178,8 +178,13 @@ PG_AI vf vf_from_f16_vh(vh h)
  * inlining): round to nearest even, every NaN the canonical one */
 PG_AI vh vh_from_vf(vf v, poolgrad_dtype dt)
 {
-    if (dt == POOLGRAD_BF16)
+    if (dt == POOLGRAD_BF16) {
+#if defined(PG_HW_BF16_NARROW)
+        return vh_bf16_narrow_hw(v);
+#else
         return vh_narrow(vf_to_bf16(v));
+#endif
+    }
 #if defined(PG_HW_F16)
     return vh_cvt_f16_hw(vf_canonical_nan(v)); /* the canonical f32 NaN narrows to the canonical 0x7e00 */
 #else
