@@ -179,8 +179,8 @@ PG_AI vf vf_from_f16_vh(vh h)
 PG_AI vh vh_from_vf(vf v, poolgrad_dtype dt)
 {
     if (dt == POOLGRAD_BF16) {
-#if defined(PG_HW_BF16_NARROW)
-        return vh_bf16_narrow_hw(v);
+#if defined(PG_LEVEL_BF16_NARROW)
+        return vh_bf16_narrow_level(v);
 #else
         return vh_narrow(vf_to_bf16(v));
 #endif

@@ -82,8 +82,8 @@ PG_AI vh vh_cvt_f16_hw(vf f) { return _mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_I
  * masked vpermw both takes each lane's high half and puts 0x7fc0 in the NaN lanes (the 16 low word lanes
  * of the result correspond one to one to the 16 f32 lanes, so the f32 compare mask selects them) */
 #if defined(SIMDE_X86_AVX512F_NATIVE)
-#define PG_HW_BF16_NARROW 1
-PG_AI vh vh_bf16_narrow_hw(vf f)
+#define PG_LEVEL_BF16_NARROW 1
+PG_AI vh vh_bf16_narrow_level(vf f)
 {
     const __m512i x = _mm512_castps_si512(f);
     const __m512i r = _mm512_add_epi32(x, _mm512_set1_epi32(0x7fff));
