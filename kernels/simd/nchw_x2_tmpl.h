@@ -70,37 +70,46 @@ PG_AI void nchw_x2_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end
     pg_axis_init(&axes[0], pr, 0);
     pg_axis_init(&axes[1], pr, 1);
     pg_pos pos = pg_pos_of(begin, IH, ID, C);
-    for (int64_t row = begin; row < end;) {
-        int64_t od0, od1, oh0, oh1;
+    for (int64_t row = begin; row < end;) { /* one plane (n, c, d), rows [pos.h, hend) */
+        int64_t od0, od1;
         pg_axis_range(&axes[0], pr, pos.d, &od0, &od1);
-        pg_axis_range(&axes[1], pr, pos.h, &oh0, &oh1);
-        const bool none = empty || od0 >= od1 || oh0 >= oh1;
-        /* the run of this plane's next rows (up to PG_X2R) with the same window row, or none */
-        int nr = 1;
-        while (nr < PG_X2R && row + nr < end && pos.h + nr < IH) {
-            int64_t b, e;
-            pg_axis_range(&axes[1], pr, pos.h + nr, &b, &e);
-            if (none ? b < e : b != oh0 || e <= b)
-                break;
-            nr++;
-        }
-        char *dst[PG_X2R];
-        for (int r = 0; r < nr; r++)
-            dst[r] = pr->gi + (pos.n * gs[PG_N] + pos.c * gs[PG_C] + pos.d * gs[PG_D] + (pos.h + r) * gs[PG_H]) * es;
-        if (none) {
-            for (int r = 0; r < nr; r++)
-                pg_fill(dst[r], IW, vf_zero(), dt);
-        } else {
-            const char *g = pr->go + (pos.n * os[PG_N] + pos.c * os[PG_C] + od0 * os[PG_D] + oh0 * os[PG_H]) * es;
-            const float fdh = ovr ? ovf : pg_dfac(pr, pg_axis_factor(&axes[0], pr, od0) * pg_axis_factor(&axes[1], pr, oh0));
-            switch (nr) {
-            case 1: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, 1, 1, dt); break;
-            case 2: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, 2, 2, dt); break;
-            default: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, nr, 0, dt); break;
+        const bool dnone = empty || od0 >= od1;
+        const int64_t gi_plane = pos.n * gs[PG_N] + pos.c * gs[PG_C] + pos.d * gs[PG_D];
+        const int64_t go_plane = dnone ? 0 : pos.n * os[PG_N] + pos.c * os[PG_C] + od0 * os[PG_D];
+        const int64_t fd = ovr || dnone ? 1 : pg_axis_factor(&axes[0], pr, od0);
+        const int64_t hend = pg_min(IH, pos.h + (end - row));
+        for (int64_t h = pos.h; h < hend;) {
+            int64_t oh0, oh1;
+            pg_axis_range(&axes[1], pr, h, &oh0, &oh1);
+            const bool none = dnone || oh0 >= oh1;
+            /* the run of the next rows (up to PG_X2R) with the same window row, or none */
+            int nr = 1;
+            while (nr < PG_X2R && h + nr < hend) {
+                int64_t b, e;
+                pg_axis_range(&axes[1], pr, h + nr, &b, &e);
+                if (none ? !dnone && b < e : b != oh0 || e <= b)
+                    break;
+                nr++;
             }
+            char *dst[PG_X2R];
+            for (int r = 0; r < nr; r++)
+                dst[r] = pr->gi + (gi_plane + (h + r) * gs[PG_H]) * es;
+            if (none) {
+                for (int r = 0; r < nr; r++)
+                    pg_fill(dst[r], IW, vf_zero(), dt);
+            } else {
+                const char *g = pr->go + (go_plane + oh0 * os[PG_H]) * es;
+                const float fdh = ovr ? ovf : pg_dfac(pr, fd * pg_axis_factor(&axes[1], pr, oh0));
+                switch (nr) {
+                case 1: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, 1, 1, dt); break;
+                case 2: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, 2, 2, dt); break;
+                default: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, nr, 0, dt); break;
+                }
+            }
+            h += nr;
         }
-        row += nr;
-        pg_pos_advance(&pos, nr, IH, ID, C);
+        row += hend - pos.h;
+        pg_pos_advance(&pos, (int)(hend - pos.h), IH, ID, C);
     }
 }
 
