@@ -69,6 +69,12 @@ PG_AI void nchw_x2_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end
     pg_axis axes[2];
     pg_axis_init(&axes[0], pr, 0);
     pg_axis_init(&axes[1], pr, 1);
+    /* the H factor of window row oh as a divisor factor (pg_dfac); a product of two such factors is the
+     * factor of the product (powers of two, or integers whose product is exact in float: pg_div_small) */
+    float fh[PG_AXMAX];
+    const bool fh_tab = axes[1].tab && !ovr;
+    for (int64_t oh = 0; fh_tab && oh < pr->out[1]; oh++)
+        fh[oh] = pg_dfac(pr, axes[1].f[oh]);
     pg_pos pos = pg_pos_of(begin, IH, ID, C);
     for (int64_t row = begin; row < end;) { /* one plane (n, c, d), rows [pos.h, hend) */
         int64_t od0, od1;
@@ -77,17 +83,19 @@ PG_AI void nchw_x2_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end
         const int64_t gi_plane = pos.n * gs[PG_N] + pos.c * gs[PG_C] + pos.d * gs[PG_D];
         const int64_t go_plane = dnone ? 0 : pos.n * os[PG_N] + pos.c * os[PG_C] + od0 * os[PG_D];
         const int64_t fd = ovr || dnone ? 1 : pg_axis_factor(&axes[0], pr, od0);
+        const float fdf = pg_dfac(pr, fd);
         const int64_t hend = pg_min(IH, pos.h + (end - row));
         for (int64_t h = pos.h; h < hend;) {
             int64_t oh0, oh1;
             pg_axis_range(&axes[1], pr, h, &oh0, &oh1);
             const bool none = dnone || oh0 >= oh1;
-            /* the run of the next rows (up to PG_X2R) with the same window row, or none */
-            int nr = 1;
-            while (nr < PG_X2R && h + nr < hend) {
+            /* the run of the next rows (up to PG_X2R) with the same window row (k <= s: the rest of the
+             * window's rows), or none */
+            int nr = none ? 1 : (int)pg_min(PG_X2R, pg_min(oh0 * pr->s[1] - pr->p[1] + pr->k[1], hend) - h);
+            while (none && nr < PG_X2R && h + nr < hend) {
                 int64_t b, e;
                 pg_axis_range(&axes[1], pr, h + nr, &b, &e);
-                if (none ? !dnone && b < e : b != oh0 || e <= b)
+                if (!dnone && b < e)
                     break;
                 nr++;
             }
@@ -99,7 +107,7 @@ PG_AI void nchw_x2_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end
                     pg_fill(dst[r], IW, vf_zero(), dt);
             } else {
                 const char *g = pr->go + (go_plane + oh0 * os[PG_H]) * es;
-                const float fdh = ovr ? ovf : pg_dfac(pr, fd * pg_axis_factor(&axes[1], pr, oh0));
+                const float fdh = ovr ? ovf : fh_tab ? fdf * fh[oh0] : pg_dfac(pr, fd * pg_axis_factor(&axes[1], pr, oh0));
                 switch (nr) {
                 case 1: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, 1, 1, dt); break;
                 case 2: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, 2, 2, dt); break;
@@ -113,7 +121,7 @@ PG_AI void nchw_x2_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end
     }
 }
 
-_Static_assert((PG_X2OW + 64) * 4 + 2 * sizeof(pg_axis) < PG_STACK_BUDGET, "_nchw_x2 run: stack buffers over the budget");
+_Static_assert((PG_X2OW + 64 + PG_AXMAX) * 4 + 2 * sizeof(pg_axis) < PG_STACK_BUDGET, "_nchw_x2 run: stack buffers over the budget");
 
 static void nchw_x2_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
                         int64_t end)
