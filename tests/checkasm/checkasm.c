@@ -676,6 +676,7 @@ static void part_x2_rows(void)
         { 2, { 1, 2, 11, 100 }, 1, 1, 2, 3, 1, 2, 2, 0, true, false, 5, LAYOUT_ROWMAJOR, true, "kh 2 sh 3 ph 1, divisor 5" },
         { 2, { 1, 3, 6, 64 }, 1, 1, 2, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_GAPPED, true, "W 64, gapped" },
         { 2, { 1, 1, 3, 8192 }, 1, 1, 2, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_ROWMAJOR, true, "the widest row it takes" },
+        { 2, { 1, 2, 601, 6 }, 1, 1, 2, 2, 0, 2, 2, 0, true, false, 0, LAYOUT_ROWMAJOR, true, "H 601: ranges and factors computed, not tabulated" },
         { 3, { 1, 2, 6, 5, 30 }, 2, 2, 2, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_ROWMAJOR, true, "3D k2s2" },
         { 3, { 1, 2, 7, 6, 31 }, 2, 3, 2, 2, 1, 2, 2, 0, true, false, 0, LAYOUT_ROWMAJOR, true, "3D kd 2 sd 3, ceil, excl" },
         { 2, { 1, 1, 3, 8194 }, 1, 1, 2, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_ROWMAJOR, false, "one window wider: rejected" },
