@@ -154,13 +154,17 @@ PG_AI vi vf_to_f16(vf f)
     return vi_sel_gt(ax, vi_set1(0x7f800000), vi_set1(0x7e00), res); /* canonical NaN, no sign */
 }
 
-/* f32 result -> bfloat16 bits (round to nearest even; every NaN becomes the canonical 0x7fc0: the
- * canonical f32 NaN 0x7fc00000 rounds to it, its low half being zero) */
-PG_AI vi vf_to_bf16(vf f)
+/* f32 result -> bfloat16 bits in the high half of each lane, the low half garbage (round to nearest even;
+ * every NaN becomes the canonical 0x7fc0: the canonical f32 NaN 0x7fc00000 rounds to it, its low half
+ * being zero) */
+PG_AI vi vf_to_bf16_high(vf f)
 {
     vi x = vf_as_i(vf_canonical_nan(f));
-    return vi_srli(vi_add(vi_add(x, vi_set1(0x7fff)), vi_and(vi_srli(x, 16), vi_set1(1))), 16);
+    return vi_add(vi_add(x, vi_set1(0x7fff)), vi_and(vi_srli(x, 16), vi_set1(1)));
 }
+
+/* the same bits in the low half, zero-extended */
+PG_AI vi vf_to_bf16(vf f) { return vi_srli(vf_to_bf16_high(f), 16); }
 
 /* ---- VL 16-bit values <-> f32 lanes */
 
@@ -181,6 +185,8 @@ PG_AI vh vh_from_vf(vf v, poolgrad_dtype dt)
     if (dt == POOLGRAD_BF16) {
 #if defined(PG_LEVEL_BF16_NARROW)
         return vh_bf16_narrow_level(v);
+#elif defined(PG_LEVEL_NARROW_HIGH)
+        return vh_narrow_high(vf_to_bf16_high(v));
 #else
         return vh_narrow(vf_to_bf16(v));
 #endif

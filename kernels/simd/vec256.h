@@ -65,15 +65,13 @@ PG_AI vh vh_narrow(vi v)
     return simde_mm_packs_epi32(simde_mm256_castsi256_si128(v), simde_mm256_extracti128_si256(v, 1));
 }
 
-/* f32 results -> bfloat16 bits, round to nearest even, every NaN the canonical 0x7fc0 (vec.h's vf_to_bf16
- * narrowed): the rounded lanes' high halves gathered by one vpshufb per 128-bit half and one vpermq, in
- * place of a shift and vh_narrow's shift pair, extract and pack */
-#define PG_LEVEL_BF16_NARROW 1
-PG_AI vh vh_bf16_narrow_level(vf f)
+/* the high 16 bits of each lane (vec.h narrows bf16 with it, skipping the shift down): one vpshufb gathers
+ * them in each 128-bit half and one vpermq joins the halves, in place of a shift and vh_narrow's shift pair,
+ * extract and pack */
+#define PG_LEVEL_NARROW_HIGH 1
+PG_AI vh vh_narrow_high(vi v)
 {
-    const vi x = vf_as_i(vf_nan_to(f, vi_as_f(vi_set1(0x7fc00000))));
-    const vi r = vi_add(vi_add(x, vi_set1(0x7fff)), vi_and(vi_srli(x, 16), vi_set1(1)));
-    const vi hi = simde_mm256_shuffle_epi8(r, simde_mm256_setr_epi8(2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1,
+    const vi hi = simde_mm256_shuffle_epi8(v, simde_mm256_setr_epi8(2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1,
                                                                      2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1));
     return simde_mm256_castsi256_si128(simde_mm256_permute4x64_epi64(hi, 0x08)); /* quadwords 0 and 2 */
 }
