@@ -174,6 +174,8 @@ static void describe_conf(const poolgrad_kernel *k, const poolgrad_kernel_conf *
                 (long long)c->band_len);
     if (c->band_slabs)
         fputs(" (whole od slabs)", stderr);
+    if (c->stream_stores)
+        fputs(", non-temporal stores", stderr);
     fputc('\n', stderr);
 }
 

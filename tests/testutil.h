@@ -120,13 +120,13 @@ typedef struct pgt_buffer {
     poolgrad_dtype dtype;
     int64_t numel;    /* usable elements */
     unsigned char *raw;
-    void *data;       /* raw + guard */
+    void *data;       /* raw + guard, 64-byte aligned */
     size_t es;
 } pgt_buffer;
 
 static inline uint8_t pgt_sentinel_byte(size_t i) { return (uint8_t)(0xA5u ^ (i * 31u)); }
 
-/* Allocate numel elements plus guards, everything filled with a byte pattern. */
+/* Allocate numel elements plus guards, everything filled with a byte pattern; data 64-byte aligned. */
 static inline pgt_buffer pgt_alloc(poolgrad_dtype dt, int64_t numel)
 {
     pgt_buffer b;
@@ -134,7 +134,9 @@ static inline pgt_buffer pgt_alloc(poolgrad_dtype dt, int64_t numel)
     b.numel = numel;
     b.es = poolgrad_dtype_size(dt);
     size_t bytes = ((size_t)numel + 2 * PGT_GUARD) * b.es;
-    b.raw = malloc(bytes ? bytes : 1);
+    /* 64-byte aligned (the guard is a multiple of 64 bytes too), so that kernels' aligned-only paths, such as
+     * non-temporal stores, are reached; views at offsets still give every misalignment */
+    b.raw = aligned_alloc(64, (bytes + 63) / 64 * 64 + (bytes ? 0 : 64));
     for (size_t i = 0; i < bytes; i++)
         b.raw[i] = pgt_sentinel_byte(i);
     b.data = b.raw + PGT_GUARD * b.es;

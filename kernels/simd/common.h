@@ -79,6 +79,13 @@ static inline bool pg_terms_ok(const poolgrad_problem *pr)
     return pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) <= PG_TMAX;
 }
 
+/* f32 gradInput large enough that non-temporal stores pay (PG_STREAM_MIN_BYTES; double: no overflow) */
+static inline bool pg_stream_worth(const poolgrad_problem *pr)
+{
+    const double bytes = (double)pr->n * (double)pr->c * (double)pr->in[0] * (double)pr->in[1] * (double)pr->in[2] * 4.0;
+    return pr->dtype == POOLGRAD_F32 && bytes >= (double)PG_STREAM_MIN_BYTES;
+}
+
 /* D and H kernel extents small enough for the band kinds' slot arithmetic (products of window counts) */
 static inline bool pg_band_k_ok(const poolgrad_problem *pr) { return pr->k[0] <= (1 << 20) && pr->k[1] <= (1 << 20); }
 

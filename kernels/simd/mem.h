@@ -64,6 +64,17 @@ PG_AI void pg_st(char *p, vf v, poolgrad_dtype dt)
         vh_storeu(p, vh_from_vf(v, dt));
 }
 
+/* pg_st, but with stream (conf->stream_stores) an f32 vector aligned to its width is stored non-temporally:
+ * no read for ownership of the line, and the gradOutput being read stays cached. The run ends with
+ * v_stream_fence. */
+PG_AI void pg_st_stream(char *p, vf v, poolgrad_dtype dt, bool stream)
+{
+    if (dt == POOLGRAD_F32 && stream && ((uintptr_t)p & (VL * sizeof(float) - 1)) == 0)
+        vf_stream((float *)(void *)p, vf_canonical_nan(v));
+    else
+        pg_st(p, v, dt);
+}
+
 /* min(n, VL) elements (n <= 0: none); the rest of the lanes read as +0.0 */
 PG_AI vf pg_ld_n(const char *p, int64_t n, poolgrad_dtype dt)
 {

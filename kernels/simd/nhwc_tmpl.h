@@ -54,7 +54,7 @@ typedef struct pg_tdiv {
  */
 PG_AI void nhwc_block(const poolgrad_problem *pr, const float *qws, const char *go_end, char *const *dst, int ndst,
                     int64_t c, int nv, int64_t nl, int T, const int64_t *tbase, const pg_tdiv *td, int64_t ow0,
-                    int64_t ow1, const pg_axis *axw, bool use_q, int64_t qpitch, poolgrad_dtype dt)
+                    int64_t ow1, const pg_axis *axw, bool use_q, int64_t qpitch, bool stream, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t wstep = pr->go_stride[PG_W] * es;
@@ -101,7 +101,7 @@ PG_AI void nhwc_block(const poolgrad_problem *pr, const float *qws, const char *
         if (dt == POOLGRAD_F32 || ndst == 1) {
             for (int r = 0; r < ndst; r++) /* pixel by pixel: sequential stores */
                 for (int u = 0; u < nv; u++)
-                    pg_st(dst[r] + (c + u * VL) * es, acc[u], dt);
+                    pg_st_stream(dst[r] + (c + u * VL) * es, acc[u], dt, stream);
         } else { /* narrow once, store the same bits to every pixel */
             vh bits[PG_CU];
             for (int u = 0; u < nv; u++)
@@ -116,7 +116,7 @@ PG_AI void nhwc_block(const poolgrad_problem *pr, const float *qws, const char *
 /* The pixel walker: channels [c0, c1) of every pixel of gradInput row grow, given the row's T window rows. */
 PG_AI void nhwc_row(const poolgrad_problem *pr, const float *qws, const char *go_end, char *grow, int64_t c0, int64_t c1,
                   int T, const int64_t *tbase, const pg_tdiv *td, const pg_axis *axw, bool use_q, int64_t qpitch,
-                  poolgrad_dtype dt)
+                  bool stream, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt), IW = pr->in[2], wstride = pr->gi_stride[PG_W];
     for (int64_t w = 0; w < IW;) {
@@ -137,15 +137,15 @@ PG_AI void nhwc_row(const poolgrad_problem *pr, const float *qws, const char *go
             dst[nd++] = grow + ww * wstride * es;
         int64_t c = c0;
         for (; c + PG_CU * VL <= c1; c += PG_CU * VL)
-            nhwc_block(pr, qws, go_end, dst, nd, c, PG_CU, VL, T, tbase, td, ow0, ow1, axw, use_q, qpitch, dt);
+            nhwc_block(pr, qws, go_end, dst, nd, c, PG_CU, VL, T, tbase, td, ow0, ow1, axw, use_q, qpitch, stream, dt);
         switch ((c1 - c) / VL) {
-        case 3: nhwc_block(pr, qws, go_end, dst, nd, c, 3, VL, T, tbase, td, ow0, ow1, axw, use_q, qpitch, dt); c += 3 * VL; break;
-        case 2: nhwc_block(pr, qws, go_end, dst, nd, c, 2, VL, T, tbase, td, ow0, ow1, axw, use_q, qpitch, dt); c += 2 * VL; break;
-        case 1: nhwc_block(pr, qws, go_end, dst, nd, c, 1, VL, T, tbase, td, ow0, ow1, axw, use_q, qpitch, dt); c += VL; break;
+        case 3: nhwc_block(pr, qws, go_end, dst, nd, c, 3, VL, T, tbase, td, ow0, ow1, axw, use_q, qpitch, stream, dt); c += 3 * VL; break;
+        case 2: nhwc_block(pr, qws, go_end, dst, nd, c, 2, VL, T, tbase, td, ow0, ow1, axw, use_q, qpitch, stream, dt); c += 2 * VL; break;
+        case 1: nhwc_block(pr, qws, go_end, dst, nd, c, 1, VL, T, tbase, td, ow0, ow1, axw, use_q, qpitch, stream, dt); c += VL; break;
         default: break;
         }
         if (c < c1)
-            nhwc_block(pr, qws, go_end, dst, nd, c, 0, c1 - c, T, tbase, td, ow0, ow1, axw, use_q, qpitch, dt);
+            nhwc_block(pr, qws, go_end, dst, nd, c, 0, c1 - c, T, tbase, td, ow0, ow1, axw, use_q, qpitch, stream, dt);
         w = w2;
     }
 }
@@ -202,7 +202,7 @@ PG_AI int nhwc_terms(const poolgrad_problem *pr, const pg_axis *axd, const pg_ax
  * grouping rows that share their windows (computing them once) interleaves stores to several rows,
  * measured slower in every dtype than recomputing (commit 3c81a51, k2s2 bf16: 857 -> 642 us) */
 PG_AI void nhwc_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin, int64_t end, bool use_q,
-                     poolgrad_dtype dt)
+                     bool stream, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1];
@@ -219,9 +219,11 @@ PG_AI void nhwc_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
     for (int64_t row = begin; row < end; row++) {
         const int T = nhwc_terms(pr, &axes[0], &axes[1], p, use_q, NULL, tbase, &td, dt);
         char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
-        nhwc_row(pr, qws, go_end, grow, 0, C, T, tbase, &td, &axes[2], use_q, C, dt);
+        nhwc_row(pr, qws, go_end, grow, 0, C, T, tbase, &td, &axes[2], use_q, C, stream, dt);
         pg_pos_advance(&p, 1, IH, ID, 1);
     }
+    if (stream)
+        v_stream_fence();
 }
 
 static bool nhwc_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
@@ -229,14 +231,14 @@ static bool nhwc_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *con
     if (!(pg_gi_cl(pr) && pg_terms_ok(pr) && (pg_go_empty(pr) || pg_unit(pr->c, pr->go_stride[PG_C]))))
         return false;
     *conf = pg_nhwc_conf(pr);
+    conf->stream_stores = pg_stream_worth(pr);
     return true;
 }
 
 static void nhwc_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin, int64_t end)
 {
-    (void)conf;
     (void)ws;
-    PG_DT_DISPATCH(pr->dtype, nhwc_run_dt, pr, NULL, begin, end, false);
+    PG_DT_DISPATCH(pr->dtype, nhwc_run_dt, pr, NULL, begin, end, false, conf->stream_stores);
 }
 
 static bool nhwc_q_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
@@ -244,6 +246,7 @@ static bool nhwc_q_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *c
     if (!(pg_gi_cl(pr) && pg_terms_ok(pr)))
         return false;
     *conf = pg_nhwc_conf(pr);
+    conf->stream_stores = pg_stream_worth(pr);
     conf->workspace_size = pg_q_workspace(pr, PG_QC);
     conf->prepare_items = pg_q_items(pr, PG_QC);
     return true;
@@ -258,8 +261,7 @@ static void nhwc_q_prepare(const poolgrad_problem *pr, const poolgrad_kernel_con
 static void nhwc_q_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
                        int64_t end)
 {
-    (void)conf;
-    PG_DT_DISPATCH(pr->dtype, nhwc_run_dt, pr, ws, begin, end, true);
+    PG_DT_DISPATCH(pr->dtype, nhwc_run_dt, pr, ws, begin, end, true, conf->stream_stores);
 }
 
 /* ---- _nhwc_s1 */
@@ -399,6 +401,7 @@ static bool nhwc_b_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *c
     const int64_t nb = pg_ceil_div(pr->c, cmax);
     *conf = pg_nhwc_conf(pr);
     conf->channel_block = pg_ceil_div(pg_ceil_div(pr->c, nb), VL) * VL;
+    conf->stream_stores = pg_stream_worth(pr);
     conf->band_sd = sd;
     conf->band_sh = sh;
     conf->band_len = pr->out[2] * conf->channel_block;
@@ -433,10 +436,12 @@ PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf 
                 const pg_pos p = pg_pos_of(row, IH, ID, 1);
                 const int T = nhwc_terms(pr, &axes[0], &axes[1], p, true, &band, tbase, &td, dt);
                 char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
-                nhwc_row(pr, qc, NULL, grow, cb0, cb0 + band.cbn, T, tbase, &td, &axes[2], true, Cb, dt);
+                nhwc_row(pr, qc, NULL, grow, cb0, cb0 + band.cbn, T, tbase, &td, &axes[2], true, Cb, conf->stream_stores, dt);
             }
         }
     }
+    if (conf->stream_stores)
+        v_stream_fence();
 }
 
 _Static_assert(PG_CBQ * 4 + PG_CBS * 8 + 3 * sizeof(pg_axis) + PG_TMAX * 8 + sizeof(pg_tdiv) + PG_CLP * 8 < PG_STACK_BUDGET,

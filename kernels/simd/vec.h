@@ -8,6 +8,8 @@
  * Every level provides the same names:
  *   VL, vf (VL floats), vi (VL int32)
  *   vf_zero vf_set1 vf_add vf_sub vf_mul vf_div vf_loadu vf_storeu          IEEE float lanes
+ *   vf_stream                                                                 a non-temporal store (p aligned to the
+ *                                                                             vector; vec.h's v_stream_fence orders them)
  *   vi_set1 vi_loadu vi_and vi_or vi_add vi_sub vi_slli vi_srli vi_srai      int32 lanes
  *   vi_as_f vf_as_i                                                           bit casts
  *   vi_sel_gt vi_all_in vf_nan_to                                             masks (compare and select)
@@ -132,6 +134,9 @@ PG_AI vf vf_from_f16(vi h)
 
 /* A stored result: NaN lanes become the canonical quiet NaN 0x7fc00000 (docs/SEMANTICS.md, "NaN"). */
 PG_AI vf vf_canonical_nan(vf v) { return vf_nan_to(v, vi_as_f(vi_set1(0x7fc00000))); }
+
+/* orders a run's vf_stream stores before anything after it (the run's end and the join that follows) */
+PG_AI void v_stream_fence(void) { simde_mm_sfence(); }
 
 /* f32 result -> IEEE binary16 bits in the low half of each lane (round to nearest even; every NaN
  * becomes the canonical 0x7e00, as convert.h's poolgrad_f32_to_f16_result) */

@@ -19,6 +19,7 @@ PG_AI vf vf_mul(vf a, vf b) { return simde_mm_mul_ps(a, b); }
 PG_AI vf vf_div(vf a, vf b) { return simde_mm_div_ps(a, b); }
 PG_AI vf vf_loadu(const float *p) { return simde_mm_loadu_ps(p); }
 PG_AI void vf_storeu(float *p, vf v) { simde_mm_storeu_ps(p, v); }
+PG_AI void vf_stream(float *p, vf v) { simde_mm_stream_ps(p, v); } /* p 16-byte aligned; NEON: a plain store */
 PG_AI vi vi_set1(int32_t x) { return simde_mm_set1_epi32(x); }
 PG_AI vi vi_loadu(const int32_t *p) { return simde_mm_loadu_si128((const simde__m128i *)(const void *)p); }
 PG_AI vi vi_and(vi a, vi b) { return simde_mm_and_si128(a, b); }

@@ -18,6 +18,7 @@ PG_AI vf vf_mul(vf a, vf b) { return simde_mm256_mul_ps(a, b); }
 PG_AI vf vf_div(vf a, vf b) { return simde_mm256_div_ps(a, b); }
 PG_AI vf vf_loadu(const float *p) { return simde_mm256_loadu_ps(p); }
 PG_AI void vf_storeu(float *p, vf v) { simde_mm256_storeu_ps(p, v); }
+PG_AI void vf_stream(float *p, vf v) { simde_mm256_stream_ps(p, v); } /* p 32-byte aligned */
 PG_AI vi vi_set1(int32_t x) { return simde_mm256_set1_epi32(x); }
 PG_AI vi vi_loadu(const int32_t *p) { return simde_mm256_loadu_si256((const void *)p); }
 PG_AI vi vi_and(vi a, vi b) { return simde_mm256_and_si256(a, b); }

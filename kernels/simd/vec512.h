@@ -17,6 +17,12 @@ PG_AI vf vf_mul(vf a, vf b) { return simde_mm512_mul_ps(a, b); }
 PG_AI vf vf_div(vf a, vf b) { return simde_mm512_div_ps(a, b); }
 PG_AI vf vf_loadu(const float *p) { return simde_mm512_loadu_ps(p); }
 PG_AI void vf_storeu(float *p, vf v) { simde_mm512_storeu_ps(p, v); }
+/* p 64-byte aligned; two 256-bit halves (SIMDe has no 512-bit streaming store; they fill one line) */
+PG_AI void vf_stream(float *p, vf v)
+{
+    simde_mm256_stream_ps(p, simde_mm512_castps512_ps256(v));
+    simde_mm256_stream_ps(p + 8, simde_mm256_castpd_ps(simde_mm512_extractf64x4_pd(simde_mm512_castps_pd(v), 1)));
+}
 PG_AI vi vi_set1(int32_t x) { return simde_mm512_set1_epi32(x); }
 PG_AI vi vi_loadu(const int32_t *p) { return simde_mm512_loadu_si512((const void *)p); }
 PG_AI vi vi_and(vi a, vi b) { return simde_mm512_and_si512(a, b); }
