@@ -279,13 +279,14 @@ static bool nhwc_s1_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *
           pr->out[2] <= PG_AXMAX && (pg_go_empty(pr) || pg_unit(pr->c, pr->go_stride[PG_C]))))
         return false;
     *conf = pg_nhwc_conf(pr);
+    conf->stream_stores = pg_stream_worth(pr);
     return true;
 }
 
 /* Channels [c, c + NV VL) (or the nl-lane tail when NV == 0) of gradInput row grow, T window rows (g[t]: their
  * gradOutput rows at channel 0; dq[t * OW + ow]: the divisor factor of window (t, ow)). */
 PG_AI void nhwc_s1_block(const poolgrad_problem *pr, const char *const *g, const float *dq, int T, char *grow,
-                         int64_t c, const int NV, int64_t nl, poolgrad_dtype dt)
+                         int64_t c, const int NV, int64_t nl, bool stream, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt), IW = pr->in[2], OW = pr->out[2], p = pr->p[2];
     const int64_t wstep = pr->go_stride[PG_W] * es, gstep = pr->gi_stride[PG_W] * es;
@@ -318,7 +319,7 @@ PG_AI void nhwc_s1_block(const poolgrad_problem *pr, const char *const *g, const
         char *d = grow + w * gstep + c * es;
         for (int u = 0; u < nvec; u++) {
             if (NV)
-                pg_st(d + u * VL * es, acc[u], dt);
+                pg_st_stream(d + u * VL * es, acc[u], dt, stream);
             else
                 pg_st_n(d, acc[u], nl, dt);
         }
@@ -326,7 +327,7 @@ PG_AI void nhwc_s1_block(const poolgrad_problem *pr, const char *const *g, const
 #undef PG_WS1_Q
 }
 
-PG_AI void nhwc_s1_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, poolgrad_dtype dt)
+PG_AI void nhwc_s1_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, bool stream, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], OW = pr->out[2];
@@ -355,18 +356,20 @@ PG_AI void nhwc_s1_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end
          * gradInput row (when dense, and in this plane) ahead of them */
         if (T > 0 && g[T - 1] + pr->go_stride[PG_H] * es + OW * pr->go_stride[PG_W] * es <= go_end)
             pg_prefetch_range(g[T - 1] + pr->go_stride[PG_H] * es, OW * pr->go_stride[PG_W] * es);
-        if (row + 1 < end && pos.h + 1 < IH && gs[PG_W] == C)
+        if (!stream && row + 1 < end && pos.h + 1 < IH && gs[PG_W] == C)
             for (int64_t i = 0; i < pr->in[2] * C * es; i += 64)
                 __builtin_prefetch(grow + gs[PG_H] * es + i, 1, 3);
         int64_t c = 0;
         for (; c + PG_WS1V * VL <= C; c += PG_WS1V * VL)
-            nhwc_s1_block(pr, g, dq, T, grow, c, PG_WS1V, VL, dt);
+            nhwc_s1_block(pr, g, dq, T, grow, c, PG_WS1V, VL, stream, dt);
         for (; c + VL <= C; c += VL)
-            nhwc_s1_block(pr, g, dq, T, grow, c, 1, VL, dt);
+            nhwc_s1_block(pr, g, dq, T, grow, c, 1, VL, stream, dt);
         if (c < C)
-            nhwc_s1_block(pr, g, dq, T, grow, c, 0, C - c, dt);
+            nhwc_s1_block(pr, g, dq, T, grow, c, 0, C - c, stream, dt);
         pg_pos_advance(&pos, 1, IH, ID, 1);
     }
+    if (stream)
+        v_stream_fence();
 }
 
 _Static_assert((PG_AXMAX + PG_WS1T * PG_AXMAX) * 4 + 3 * sizeof(pg_axis) + PG_TMAX * 8 + sizeof(pg_tdiv) < PG_STACK_BUDGET,
@@ -375,9 +378,8 @@ _Static_assert((PG_AXMAX + PG_WS1T * PG_AXMAX) * 4 + 3 * sizeof(pg_axis) + PG_TM
 static void nhwc_s1_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
                         int64_t end)
 {
-    (void)conf;
     (void)ws;
-    PG_DT_DISPATCH(pr->dtype, nhwc_s1_run_dt, pr, begin, end);
+    PG_DT_DISPATCH(pr->dtype, nhwc_s1_run_dt, pr, begin, end, conf->stream_stores);
 }
 
 /* ---- _nhwc_b */

@@ -132,14 +132,15 @@
 #define PG_WS1T 3
 #define PG_WS1V (PG_VEC_LEVEL == 3 ? 2 : 1)
 
-/* Non-temporal f32 stores (conf->stream_stores): from this many gradInput bytes. Unit: bytes. Bound: above
- * the last-level cache of one CCD or socket slice (32 MiB on Zen 3/4/5), where written lines would be evicted
- * anyway; below it the lines stay cached for the next operator. Origin: measured on AMD Zen 4 (AVX-512, one
- * thread, standard suite, alternating runs): 51 MB f32 NDHWC rows 18-28% faster (3D k3s2p1 _nhwc_q 4.0 ->
- * 2.9 ms, 3D k2s2 _nhwc 2.8 -> 2.3 ms); the 25.7 MB resnet f32 NHWC row 4-12% slower (its lines still hit the
- * L3); f16/bf16 rows, bound by their arithmetic, unchanged. One thread only (lib/execute.c): with two, 3D k2s2
- * f32 NDHWC was 11% slower (1.78 -> 1.99 ms) and the others within 5%. */
-#define PG_STREAM_MIN_BYTES (32LL << 20)
+/* Non-temporal f32 stores (conf->stream_stores): from this many gradInput bytes. Unit: bytes. Bound: half a
+ * 32 MiB last-level cache (one Zen 3/4/5 CCD), which the gradOutput being read shares; smaller outputs stay
+ * cached for the next operator. Origin: measured on AMD Zen 4 (AVX-512, one thread, standard suite,
+ * alternating runs, ratios to oneDNN pairwise): inception f32 NHWC (_nhwc_s1, 28.7 MiB) 0.82-0.91x -> 1.26-1.38x,
+ * k2s2 f32 NHWC (24.5 MiB) 1.12-1.19x -> 1.42-1.52x, resnet f32 NHWC (24.5 MiB) unchanged (1.04-1.16x against
+ * 1.07-1.15x), 51 MB f32 NDHWC rows 14-28% faster (3D k3s2p1 _nhwc_q 4.0 -> 2.9 ms, 3D k2s2 _nhwc 2.65 ->
+ * 2.27 ms); f16/bf16 rows, bound by their arithmetic, unchanged when streamed, so they are not. One thread
+ * only (lib/execute.c): with two, 3D k2s2 f32 NDHWC was 11% slower (1.78 -> 1.99 ms), the others within 5%. */
+#define PG_STREAM_MIN_BYTES (16LL << 20)
 
 /* ---- global pooling */
 
