@@ -67,6 +67,7 @@ PG_AI bool nchw_s1_configure_s(const poolgrad_problem *pr, poolgrad_kernel_conf 
         conf->band_sh = pg_s1_tile_rows(pr, tb);
         conf->band_len = pg_s1_len(pr, gb);
         conf->band_slabs = tb == IH;
+        conf->stream_stores = pg_stream_worth(pr);
         return true;
     }
     return false;
@@ -76,14 +77,14 @@ static bool nchw_s2_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *
 
 /* The sums of a block's first nr rows into gradInput: G chunks each, the last one nlast lanes wide. */
 PG_AI void nchw_s1_store(vf (*acc)[PG_S1G], char *const *dst, int nr, int64_t nlast, const int G, const int R,
-                         int64_t es, poolgrad_dtype dt)
+                         int64_t es, bool stream, poolgrad_dtype dt)
 {
     for (int r = 0; r < R; r++)
         for (int i = 0; i < G; i++)
             if (r < nr) {
                 char *d = dst[r] + (int64_t)i * VL * es;
                 if (i < G - 1 || nlast == VL)
-                    pg_st(d, acc[r][i], dt);
+                    pg_st_stream(d, acc[r][i], dt, stream);
                 else
                     pg_st_n(d, acc[r][i], nlast, dt);
             }
@@ -96,7 +97,7 @@ PG_AI void nchw_s1_store(vf (*acc)[PG_S1G], char *const *dst, int nr, int64_t nl
  */
 PG_AI void nchw_s1_block(const float *qb, const float *zrow, int64_t SD, int64_t slab, int64_t len, int64_t od0,
                          int64_t od1, const int64_t *oh0, const int64_t *nh, int64_t nhmax, int64_t k, char *const *dst,
-                         int nr, int64_t nlast, const int G, const int R, int64_t es, poolgrad_dtype dt)
+                         int nr, int64_t nlast, const int G, const int R, int64_t es, bool stream, poolgrad_dtype dt)
 {
     vf acc[PG_S1R][PG_S1G];
     for (int r = 0; r < R; r++)
@@ -114,7 +115,7 @@ PG_AI void nchw_s1_block(const float *qb, const float *zrow, int64_t SD, int64_t
                         acc[r][i] = vf_add(acc[r][i], vf_loadu(q[r] + i * VL + j));
         }
     }
-    nchw_s1_store(acc, dst, nr, nlast, G, R, es, dt);
+    nchw_s1_store(acc, dst, nr, nlast, G, R, es, stream, dt);
 }
 
 /*
@@ -138,7 +139,7 @@ PG_AI void nchw_s1_cover_row(vf (*acc)[PG_S1G], const float *q, int64_t k, const
 
 PG_AI void nchw_s1_block_cover(const float *qb, int64_t SD, int64_t slab, int64_t len, int64_t od0, int64_t od1,
                                int64_t oh0, int64_t k, char *const *dst, int64_t nlast, const unsigned covers,
-                               const int NU, const int G, const int R, int64_t es, poolgrad_dtype dt)
+                               const int NU, const int G, const int R, int64_t es, bool stream, poolgrad_dtype dt)
 {
     vf acc[PG_S1R][PG_S1G];
     for (int r = 0; r < R; r++)
@@ -159,7 +160,7 @@ PG_AI void nchw_s1_block_cover(const float *qb, int64_t SD, int64_t slab, int64_
         if (NU > 5)
             nchw_s1_cover_row(acc, s + 5 * len, k, covers >> 20 & 15u, G, R);
     }
-    nchw_s1_store(acc, dst, R, nlast, G, R, es, dt);
+    nchw_s1_store(acc, dst, R, nlast, G, R, es, stream, dt);
 }
 
 /* The block's rows (all R real) have the shape of a pattern with its own code: 1 for PG_S1_SLIDE4/2 (k = 3 and
@@ -226,7 +227,7 @@ PG_AI const char *nchw_s1_next_slab(const poolgrad_problem *pr, int64_t n, int64
 }
 
 PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, int64_t begin, int64_t end,
-                          const int S, poolgrad_dtype dt)
+                          const int S, const bool stream, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], IW = pr->in[2];
@@ -330,7 +331,7 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
                         if (S == 1 ? shape == 1 : shape >= 2) {
 /* the pattern's block for G = g (R = PG_S1RG(g)): stride 1 has one pattern, stride 2 two */
 #define PG_S1_COVER_CALL(g, P) \
-    nchw_s1_block_cover(qb, SD, slab, len, od0, od1, oh0[0], k, dst, nlast, (P) & 0xfffffffu, (int)((P) >> 28), g, PG_S1RG(g), es, dt)
+    nchw_s1_block_cover(qb, SD, slab, len, od0, od1, oh0[0], k, dst, nlast, (P) & 0xfffffffu, (int)((P) >> 28), g, PG_S1RG(g), es, stream, dt)
 #define PG_S1_COVER_G(g) \
     do { \
         if (S == 1) \
@@ -350,10 +351,10 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
 #undef PG_S1_COVER_CALL
                         } else {
                             switch (G) { /* constant G and R: the accumulators in registers */
-                            case 1: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 1, PG_S1RG(1), es, dt); break;
-                            case 2: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 2, PG_S1RG(2), es, dt); break;
-                            case 3: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 3, PG_S1RG(3), es, dt); break;
-                            default: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 4, PG_S1RG(4), es, dt); break;
+                            case 1: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 1, PG_S1RG(1), es, stream, dt); break;
+                            case 2: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 2, PG_S1RG(2), es, stream, dt); break;
+                            case 3: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 3, PG_S1RG(3), es, stream, dt); break;
+                            default: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 4, PG_S1RG(4), es, stream, dt); break;
                             }
                         }
                         h += nr;
@@ -363,6 +364,8 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
         }
         sb = plane * ID * IH + r1;
     }
+    if (stream)
+        v_stream_fence();
 }
 
 _Static_assert(PG_S1G == 4, "nchw_s1_run_dt dispatches G = 1 .. 4 chunks per W block");
@@ -373,14 +376,14 @@ static void nchw_s1_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *
                         int64_t end)
 {
     (void)ws;
-    PG_DT_DISPATCH(pr->dtype, nchw_s1_run_dt, pr, conf, begin, end, 1);
+    PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nchw_s1_run_dt, pr, conf, begin, end, 1);
 }
 
 static void nchw_s2_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
                         int64_t end)
 {
     (void)ws;
-    PG_DT_DISPATCH(pr->dtype, nchw_s1_run_dt, pr, conf, begin, end, 2);
+    PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nchw_s1_run_dt, pr, conf, begin, end, 2);
 }
 
 const poolgrad_kernel PG_KSYM(nchw_s1) = {

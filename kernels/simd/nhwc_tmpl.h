@@ -202,7 +202,7 @@ PG_AI int nhwc_terms(const poolgrad_problem *pr, const pg_axis *axd, const pg_ax
  * grouping rows that share their windows (computing them once) interleaves stores to several rows,
  * measured slower in every dtype than recomputing (commit 3c81a51, k2s2 bf16: 857 -> 642 us) */
 PG_AI void nhwc_run_dt(const poolgrad_problem *pr, const float *qws, int64_t begin, int64_t end, bool use_q,
-                     bool stream, poolgrad_dtype dt)
+                     const bool stream, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1];
@@ -238,7 +238,7 @@ static bool nhwc_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *con
 static void nhwc_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin, int64_t end)
 {
     (void)ws;
-    PG_DT_DISPATCH(pr->dtype, nhwc_run_dt, pr, NULL, begin, end, false, conf->stream_stores);
+    PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nhwc_run_dt, pr, NULL, begin, end, false);
 }
 
 static bool nhwc_q_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
@@ -261,7 +261,7 @@ static void nhwc_q_prepare(const poolgrad_problem *pr, const poolgrad_kernel_con
 static void nhwc_q_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
                        int64_t end)
 {
-    PG_DT_DISPATCH(pr->dtype, nhwc_run_dt, pr, ws, begin, end, true, conf->stream_stores);
+    PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nhwc_run_dt, pr, ws, begin, end, true);
 }
 
 /* ---- _nhwc_s1 */
@@ -327,7 +327,7 @@ PG_AI void nhwc_s1_block(const poolgrad_problem *pr, const char *const *g, const
 #undef PG_WS1_Q
 }
 
-PG_AI void nhwc_s1_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, bool stream, poolgrad_dtype dt)
+PG_AI void nhwc_s1_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, const bool stream, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], OW = pr->out[2];
@@ -379,7 +379,7 @@ static void nhwc_s1_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *
                         int64_t end)
 {
     (void)ws;
-    PG_DT_DISPATCH(pr->dtype, nhwc_s1_run_dt, pr, begin, end, conf->stream_stores);
+    PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nhwc_s1_run_dt, pr, begin, end);
 }
 
 /* ---- _nhwc_b */
@@ -411,7 +411,7 @@ static bool nhwc_b_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *c
 }
 
 PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, int64_t begin, int64_t end,
-                         poolgrad_dtype dt)
+                         const bool stream, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1];
@@ -438,11 +438,11 @@ PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf 
                 const pg_pos p = pg_pos_of(row, IH, ID, 1);
                 const int T = nhwc_terms(pr, &axes[0], &axes[1], p, true, &band, tbase, &td, dt);
                 char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
-                nhwc_row(pr, qc, NULL, grow, cb0, cb0 + band.cbn, T, tbase, &td, &axes[2], true, Cb, conf->stream_stores, dt);
+                nhwc_row(pr, qc, NULL, grow, cb0, cb0 + band.cbn, T, tbase, &td, &axes[2], true, Cb, stream, dt);
             }
         }
     }
-    if (conf->stream_stores)
+    if (stream)
         v_stream_fence();
 }
 
@@ -453,7 +453,7 @@ static void nhwc_b_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *c
                        int64_t end)
 {
     (void)ws;
-    PG_DT_DISPATCH(pr->dtype, nhwc_b_run_dt, pr, conf, begin, end);
+    PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nhwc_b_run_dt, pr, conf, begin, end);
 }
 
 /* ================================================================ the kernel table entries */

@@ -139,7 +139,9 @@
  * k2s2 f32 NHWC (24.5 MiB) 1.12-1.19x -> 1.42-1.52x, resnet f32 NHWC (24.5 MiB) unchanged (1.04-1.16x against
  * 1.07-1.15x), 51 MB f32 NDHWC rows 14-28% faster (3D k3s2p1 _nhwc_q 4.0 -> 2.9 ms, 3D k2s2 _nhwc 2.65 ->
  * 2.27 ms); f16/bf16 rows, bound by their arithmetic, unchanged when streamed, so they are not. One thread
- * only (lib/execute.c): with two, 3D k2s2 f32 NDHWC was 11% slower (1.78 -> 1.99 ms), the others within 5%. */
+ * only (lib/execute.c): with two, 3D k2s2 f32 NDHWC was 11% slower (1.78 -> 1.99 ms), the others within 5%.
+ * _nchw_s1 (3D k3s1p1 ceil f32 NCDHW, rows of 64) 17 -> 18-19x oneDNN; _nchw_s2 with rows of 64 unchanged,
+ * with rows of 56 (resnet) 0.7x of its time, hence pg_stream_worth's whole-lines condition. */
 #define PG_STREAM_MIN_BYTES (16LL << 20)
 
 /* ---- global pooling */

@@ -1153,6 +1153,82 @@ static void guard_page_case(pgt_rng *r, int sd, poolgrad_dtype dt, bool cl, bool
     guarded_free(&gi);
 }
 
+/* A contiguous 2D problem built by hand (no storage: configure() reads only the geometry). */
+static poolgrad_problem geometry_only(poolgrad_dtype dt, bool cl, int64_t n, int64_t c, int64_t h, int64_t w, int64_t k,
+                                      int64_t s, int64_t p)
+{
+    poolgrad_problem pr;
+    memset(&pr, 0, sizeof pr);
+    pr.dtype = dt;
+    pr.spatial_dims = 2;
+    pr.n = n;
+    pr.c = c;
+    const int64_t in[3] = { 1, h, w }, out[3] = { 1, (h + 2 * p - k) / s + 1, (w + 2 * p - k) / s + 1 };
+    for (int a = 0; a < 3; a++) {
+        pr.in[a] = in[a];
+        pr.out[a] = out[a];
+        pr.k[a] = a ? k : 1;
+        pr.s[a] = a ? s : 1;
+        pr.p[a] = a ? p : 0;
+    }
+    pr.count_include_pad = true;
+    for (int t = 0; t < 2; t++) {
+        int64_t *st = t ? pr.go_stride : pr.gi_stride;
+        const int64_t H = t ? out[1] : h, W = t ? out[2] : w;
+        st[PG_N] = c * H * W;
+        st[PG_D] = H * W * (cl ? c : 1);
+        st[PG_H] = W * (cl ? c : 1);
+        st[PG_W] = cl ? c : 1;
+        st[PG_C] = cl ? 1 : H * W;
+    }
+    return pr;
+}
+
+/* When configure() chooses non-temporal stores: f32, a gradInput of 16 MiB or more stored in whole 64-byte
+ * lines, and only the kinds that implement them; every other kind leaves the flag false (conf is filled with
+ * 1 bytes first, so a kind that does not set it fails). */
+static void test_stream_policy(void)
+{
+    static const char *const streaming[] = { "nhwc", "nhwc_b", "nhwc_q", "nhwc_s1", "nchw_s1", "nchw_s2" };
+    static const struct {
+        const char *desc;
+        poolgrad_dtype dt;
+        bool cl;
+        int64_t n, c, h, w, k, s, p;
+        bool expect;
+    } cases[] = {
+        { "f32 NHWC 32x64x56x56 k3s2p1 (24.5 MiB)", POOLGRAD_F32, true, 32, 64, 56, 56, 3, 2, 1, true },
+        { "f32 NHWC 32x64x35x35 k3s1p1 (9.6 MiB)", POOLGRAD_F32, true, 32, 64, 35, 35, 3, 1, 1, false },
+        { "bf16 NHWC 64x64x56x56 k3s2p1", POOLGRAD_BF16, true, 64, 64, 56, 56, 3, 2, 1, false },
+        { "f32 NHWC C 56 (lines split between pixels)", POOLGRAD_F32, true, 32, 56, 64, 64, 3, 2, 1, false },
+        { "f32 NCHW 32x64x64x64 k3s1p1 (rows of 64)", POOLGRAD_F32, false, 32, 64, 64, 64, 3, 1, 1, true },
+        { "f32 NCHW 32x64x64x64 k3s2p1 (rows of 64)", POOLGRAD_F32, false, 32, 64, 64, 64, 3, 2, 1, true },
+        { "f32 NCHW 32x64x56x56 k3s2p1 (rows of 56)", POOLGRAD_F32, false, 32, 64, 56, 56, 3, 2, 1, false },
+    };
+    int checked = 0, streamed = 0;
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        const poolgrad_problem pr = geometry_only(cases[ci].dt, cases[ci].cl, cases[ci].n, cases[ci].c, cases[ci].h,
+                                                  cases[ci].w, cases[ci].k, cases[ci].s, cases[ci].p);
+        for (size_t i = 0; i < NKERNELS; i++) {
+            const poolgrad_kernel *k = all_kernels[i];
+            poolgrad_kernel_conf conf;
+            memset(&conf, 1, sizeof conf);
+            if (!family_of(k) || !cpu_runs(k) || !k->configure(&pr, &conf))
+                continue;
+            bool kind_streams = false;
+            for (size_t j = 0; j < sizeof streaming / sizeof streaming[0]; j++)
+                kind_streams = kind_streams || strcmp(family_of(k), streaming[j]) == 0;
+            const bool want = kind_streams && cases[ci].expect;
+            CA_EXPECT(conf.stream_stores == want, "%s: %s configured stream_stores %d, expected %d", cases[ci].desc,
+                      k->name, (int)conf.stream_stores, (int)want);
+            checked++;
+            streamed += conf.stream_stores;
+        }
+    }
+    CA_EXPECT(checked == 0 || streamed > 0, "no kernel chose non-temporal stores on any case"); /* 0: scalar cap */
+    printf("# stream_policy: %d configurations checked, %d streaming\n", checked, streamed);
+}
+
 /* Row and channel tails of every kernel against guard pages on both sides of the storage. */
 static void test_guard_pages(void)
 {
@@ -1548,6 +1624,7 @@ static const ca_test tests[] = {
     { "nhwc", "nhwc", test_nhwc },
     { "nhwc_b", "nhwc_b", test_nhwc_b },
     { "nhwc_q", "nhwc_q", test_nhwc_q },
+    { "stream_policy", NULL, test_stream_policy },
     { "guard_pages", NULL, test_guard_pages },
     { "isa_caps_and_threads", NULL, test_isa_caps_and_threads },
     { "threads_large", NULL, test_threads_large },
