@@ -135,8 +135,8 @@ typedef struct poolgrad_kernel_conf {
                             * _nchw_s1: one tile holds every row (tile_h == IH) */
     int64_t channel_block; /* _nhwc_b: channels per band block, a multiple of the vector length */
     int64_t tile_h;        /* _nchw_s1: gradInput rows along H per tile (the band holds the tile's oh rows) */
-    bool stream_stores;    /* channels-last kinds: f32 gradInput vectors stored non-temporally (aligned ones; a
-                            * gradInput too large to stay cached, pg_stream_worth); never changes a bit */
+    bool stream_stores;    /* channels-last kinds, _nchw_s1, _nchw_s2: f32 gradInput vectors stored non-temporally
+                            * (aligned ones; a gradInput too large to stay cached, pg_stream_worth); never changes a bit */
 } poolgrad_kernel_conf;
 
 /*

@@ -141,7 +141,7 @@
  * 2.27 ms); f16/bf16 rows, bound by their arithmetic, unchanged when streamed, so they are not. One thread
  * only (lib/execute.c): with two, 3D k2s2 f32 NDHWC was 11% slower (1.78 -> 1.99 ms), the others within 5%.
  * _nchw_s1 (3D k3s1p1 ceil f32 NCDHW, rows of 64) 17 -> 18-19x oneDNN; _nchw_s2 with rows of 64 unchanged,
- * with rows of 56 (resnet) 0.7x of its time, hence pg_stream_worth's whole-lines condition. */
+ * with rows of 56 (resnet) 1.4x slower, hence pg_stream_worth's whole-lines condition. */
 #define PG_STREAM_MIN_BYTES (16LL << 20)
 
 /* ---- global pooling */
