@@ -89,17 +89,21 @@ static inline bool pg_terms_ok(const poolgrad_problem *pr)
     return pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) <= PG_TMAX;
 }
 
-/* f32 gradInput large enough that non-temporal stores pay (PG_STREAM_MIN_BYTES; double: no overflow), and
- * stored in whole 64-byte lines: the contiguous run (C channels-last, else W) and every other stride a
- * multiple of 16 floats, so that with an aligned base no line is written partly streamed, partly not (which
- * measured up to 1.5x slower: resnet f32 NCHW, rows of 56 floats) */
-static inline bool pg_stream_worth(const poolgrad_problem *pr)
+/* f32 gradInput large enough that non-temporal stores pay (PG_STREAM_MIN_BYTES; double: no overflow), vectors
+ * wide enough (PG_STREAM_MIN_VECTOR_BYTES), and stored in whole 64-byte lines: the contiguous run (C
+ * channels-last, else W) and every other stride a multiple of 16 floats, and the kind's store pass (the floats
+ * of the run it stores before it moves to another run: `pass`) the whole run or a multiple of 16 floats, so
+ * that with an aligned base no line is written partly streamed, partly not, nor in parts far apart in time.
+ * Either measured 1.4-1.8x slower (resnet f32 NCHW, rows of 56 floats; inception f32 NHWC, _nhwc_s1 passes of
+ * 8 channels under AVX2, 4 under SSE2). */
+static inline bool pg_stream_worth(const poolgrad_problem *pr, int64_t pass)
 {
     const double bytes = (double)pr->n * (double)pr->c * (double)pr->in[0] * (double)pr->in[1] * (double)pr->in[2] * 4.0;
-    if (pr->dtype != POOLGRAD_F32 || bytes < (double)PG_STREAM_MIN_BYTES)
+    if (pr->dtype != POOLGRAD_F32 || bytes < (double)PG_STREAM_MIN_BYTES || VL * 4 < PG_STREAM_MIN_VECTOR_BYTES)
         return false;
     const int unit = pg_gi_cl(pr) ? PG_C : PG_W;
-    if ((unit == PG_C ? pr->c : pr->in[2]) % 16 != 0)
+    const int64_t run = unit == PG_C ? pr->c : pr->in[2];
+    if (run % 16 != 0 || (pass < run && pass % 16 != 0))
         return false;
     for (int a = PG_N; a <= PG_W; a++)
         if (a != unit && pr->gi_stride[a] % 16 != 0)

@@ -67,7 +67,7 @@ PG_AI bool nchw_s1_configure_s(const poolgrad_problem *pr, poolgrad_kernel_conf 
         conf->band_sh = pg_s1_tile_rows(pr, tb);
         conf->band_len = pg_s1_len(pr, gb);
         conf->band_slabs = tb == IH;
-        conf->stream_stores = pg_stream_worth(pr);
+        conf->stream_stores = pg_stream_worth(pr, conf->w_block);
         return true;
     }
     return false;

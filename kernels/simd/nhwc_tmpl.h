@@ -231,7 +231,7 @@ static bool nhwc_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *con
     if (!(pg_gi_cl(pr) && pg_terms_ok(pr) && (pg_go_empty(pr) || pg_unit(pr->c, pr->go_stride[PG_C]))))
         return false;
     *conf = pg_nhwc_conf(pr);
-    conf->stream_stores = pg_stream_worth(pr);
+    conf->stream_stores = pg_stream_worth(pr, pr->c);
     return true;
 }
 
@@ -246,7 +246,7 @@ static bool nhwc_q_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *c
     if (!(pg_gi_cl(pr) && pg_terms_ok(pr)))
         return false;
     *conf = pg_nhwc_conf(pr);
-    conf->stream_stores = pg_stream_worth(pr);
+    conf->stream_stores = pg_stream_worth(pr, pr->c);
     conf->workspace_size = pg_q_workspace(pr, PG_QC);
     conf->prepare_items = pg_q_items(pr, PG_QC);
     return true;
@@ -279,7 +279,7 @@ static bool nhwc_s1_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *
           pr->out[2] <= PG_AXMAX && (pg_go_empty(pr) || pg_unit(pr->c, pr->go_stride[PG_C]))))
         return false;
     *conf = pg_nhwc_conf(pr);
-    conf->stream_stores = pg_stream_worth(pr);
+    conf->stream_stores = pg_stream_worth(pr, PG_WS1V * VL); /* channel blocks outside, pixels inside */
     return true;
 }
 
@@ -403,7 +403,7 @@ static bool nhwc_b_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *c
     const int64_t nb = pg_ceil_div(pr->c, cmax);
     *conf = pg_nhwc_conf(pr);
     conf->channel_block = pg_ceil_div(pg_ceil_div(pr->c, nb), VL) * VL;
-    conf->stream_stores = pg_stream_worth(pr);
+    conf->stream_stores = pg_stream_worth(pr, conf->channel_block);
     conf->band_sd = sd;
     conf->band_sh = sh;
     conf->band_len = pr->out[2] * conf->channel_block;

@@ -144,6 +144,13 @@
  * with rows of 56 (resnet) 1.4x slower, hence pg_stream_worth's whole-lines condition. */
 #define PG_STREAM_MIN_BYTES (16LL << 20)
 
+/* ... and only with vectors of this many bytes or more. Unit: bytes. Bound: 16-byte streaming stores (SSE2)
+ * measured slower: on AMD Zen 4 under the SSE2 cap (min of 3 interleaved rounds, one thread, f32
+ * channels-last) streamed / not: resnet 1.10, k2s2 1.20, 3D k2s2 1.28, 3D k3s2p1 1.07; under the AVX2 cap
+ * (32-byte stores) 0.85-1.07 (k2s2 0.85, 3D k3s2p1 0.91, 3D k2s2 0.93, resnet 1.07). On NEON vf_stream is a
+ * plain store. */
+#define PG_STREAM_MIN_VECTOR_BYTES 32
+
 /* ---- global pooling */
 
 /* Channels per pattern block of the channels-last global fill (one block for usual C, so each pixel
