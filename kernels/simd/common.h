@@ -99,7 +99,7 @@ static inline bool pg_terms_ok(const poolgrad_problem *pr)
 static inline bool pg_stream_worth(const poolgrad_problem *pr, int64_t pass)
 {
     const double bytes = (double)pr->n * (double)pr->c * (double)pr->in[0] * (double)pr->in[1] * (double)pr->in[2] * 4.0;
-    if (pr->dtype != POOLGRAD_F32 || bytes < (double)PG_STREAM_MIN_BYTES || VL * 4 < PG_STREAM_MIN_VECTOR_BYTES)
+    if (pr->dtype != POOLGRAD_F32 || bytes < (double)PG_STREAM_MIN_BYTES || VL * (int)sizeof(float) < PG_STREAM_MIN_VECTOR_BYTES)
         return false;
     const int unit = pg_gi_cl(pr) ? PG_C : PG_W;
     const int64_t run = unit == PG_C ? pr->c : pr->in[2];
