@@ -103,6 +103,8 @@ typedef struct row {
     int memcpy_inner;  /* copies per memcpy measurement (memcpy_limit_time) */
     /* the limit (roofline.c): seconds; t_limit = max(t_lim_mem, t_lim_arith), frac_limit = t_limit / t_pg */
     int64_t terms;     /* (gradInput element, covering window) pairs */
+    int64_t adds;      /* terms priced as add+load: those of elements with two or more, one per window for the rest */
+    int64_t results;   /* values priced as narrowed: elements with two or more terms, one per window for the rest */
     double t_lim_mem, t_lim_div, t_lim_add, t_lim_conv, t_lim_arith, t_limit, frac_limit;
     bool divisors_pow2; /* every divisor a power of two: the division part priced as a multiplication */
     bool arith_bound;  /* the arithmetic time is the larger */
@@ -218,9 +220,15 @@ extern roof_costs roof_table[8]; /* every ISA measured in this run, in order */
 extern int n_roof;
 /* the costs of ISA `isa` ("avx512", "avx2", "sse2", "neon"; anything else: scalar), measured on first use */
 const roof_costs *roof_costs_for(const char *isa);
-/* the exact number of (gradInput element, covering window) pairs of the group's problem */
-int64_t roof_terms(const group *g);
-/* roof_terms' count against a brute-force one on small geometries (--selftest) */
+/* counted exactly from the geometry of the group's problem */
+typedef struct roof_counts {
+    int64_t terms;          /* (gradInput element, covering window) pairs */
+    int64_t single;         /* gradInput elements covered by exactly one window */
+    int64_t covered;        /* gradInput elements covered by at least one window */
+    int64_t single_windows; /* windows covering at least one of the single-covered elements */
+} roof_counts;
+roof_counts roof_count(const group *g);
+/* roof_count's counts against brute-force ones on small geometries (--selftest) */
 bool selftest_roofline(void);
 /* every window divisor of the group's problem is + or - a power of two (the kernels multiply) */
 bool roof_divisors_pow2(const group *g);

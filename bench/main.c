@@ -78,11 +78,15 @@
  *                arithmetic  ( gradOutput elements x div[dtype]    load, f16/bf16 widening, IEEE f32 division
  *                                                                (mul[dtype], a multiplication, when every divisor is
  *                                                                a power of two: what the kernels then do)
- *                            + terms x addload                   one load + one f32 add per term
- *                            + gradInput elements x narrow[dtype] ) / threads     f16/bf16 narrowing + store
+ *                            + adds x addload                    one load + one f32 add per term
+ *                            + results x narrow[dtype] ) / threads    f16/bf16 narrowing + store
  *              a term is a (gradInput element, window covering it) pair, counted exactly from the geometry
- *              (per axis the windows clipped to the input, multiplied over the axes, times N*C; CSV/JSON
- *              "terms"). The per-lane costs are measured at start-up by small in-cache loops at the vector
+ *              (per axis the windows covering each position, multiplied over the axes, times N*C; CSV/JSON
+ *              "terms"). An element covered by one window only is 0 + that window's quotient, the same value
+ *              for every such element of the window, so those are priced once per window: adds = the terms
+ *              of elements with two or more, plus one per window covering any single-covered element; results
+ *              = the elements with two or more terms, plus those windows (CSV/JSON "adds", "results";
+ *              uncovered elements are +0.0 and cost only their store). The per-lane costs are measured at start-up by small in-cache loops at the vector
  *              width of each ISA asked for (GCC vector types under target attributes, -ffp-contract=off: no
  *              FMA; the exact integer conversion sequences, no F16C), the fastest of 9 batches; the heading
  *              and the JSON context ("roofline") print them, and a row uses those of the ISA that ran.
@@ -495,9 +499,11 @@ int main(int argc, char **argv)
            "(memcpy of gradInput's size at the row's thread count,\n       repeated inside one parallel region so "
            "that thread start-up is not timed, same run);\n");
     printf("limit = max(memory: (gradOutput + gradInput bytes) / memcpy GB/s of the row; arithmetic: (gradOutput "
-           "elements x (widen+)div + terms x add+load\n        + gradInput elements x narrow) / "
+           "elements x (widen+)div + adds x add+load\n        + results x narrow) / "
            "threads, priced with the per-lane costs above of the ISA that ran);\n        a term = one (gradInput "
-           "element, window covering it) pair, counted exactly; by = the larger part; %%lim = limit / time;\n");
+           "element, window covering it) pair, counted exactly; adds = the terms of elements with two or more, "
+           "results = those elements,\n        each plus one per window for the elements it alone covers (they share "
+           "its value); by = the larger part; %%lim = limit / time;\n");
     if (o.sweep)
         printf("ns/elem = time per gradInput element; the scalar reference (multi-threaded) is used for the check only.\n");
     else

@@ -104,7 +104,7 @@ static void json_num(FILE *f, double v)
 
 static const char *csv_header =
     "case,op,dtype,layout,threads,isa,isa_requested,kernel,gi_numel,go_numel,bytes,reps,time_s,time_min_s,gbs,memcpy_time_s,memcpy_gbs,memcpy_inner,"
-    "frac_memcpy,terms,limit_isa,limit_memory_s,limit_div_s,limit_addload_s,limit_convert_s,limit_arith_s,limit_s,"
+    "frac_memcpy,terms,adds,results,limit_isa,limit_memory_s,limit_div_s,limit_addload_s,limit_convert_s,limit_arith_s,limit_s,"
     "limit_bound,frac_limit,ns_per_elem,ref_time_s,ref_reps,speedup_vs_ref,onednn_time_s,onednn_time_min_s,"
     "speedup_vs_onednn,onednn_impl,"
     "onednn_max_abs_err,onednn_note,torch_time_s,speedup_vs_torch,torch_check,verified,check\n";
@@ -133,7 +133,7 @@ void write_csv(const char *path)
         csv_num(f, r->memcpy_gbs);
         fprintf(f, "%d,", r->memcpy_inner);
         csv_num(f, r->frac_memcpy);
-        fprintf(f, "%lld,%s,", (long long)r->terms, r->limit_isa);
+        fprintf(f, "%lld,%lld,%lld,%s,", (long long)r->terms, (long long)r->adds, (long long)r->results, r->limit_isa);
         csv_num(f, r->t_lim_mem);
         csv_num(f, r->t_lim_div);
         csv_num(f, r->t_lim_add);
@@ -217,9 +217,10 @@ static void write_json_context(FILE *f)
     json_num_or_unknown(f, ctx.freq_hw_max_mhz);
     fprintf(f, "},\n    \"roofline\": {\"model\": ");
     json_str(f, "limit = max(memory: (gradOutput + gradInput bytes) / memcpy bandwidth of the row; arithmetic: "
-                "(go_numel * div[dtype] (mul[dtype] when every divisor is a power of two) + terms * addload + "
-                "gi_numel * narrow[dtype]) / threads), ns per lane of the ISA that ran; div/mul[f16/bf16] include "
-                "the widening");
+                "(go_numel * div[dtype] (mul[dtype] when every divisor is a power of two) + adds * addload + "
+                "results * narrow[dtype]) / threads), ns per lane of the ISA that ran; div/mul[f16/bf16] include "
+                "the widening; adds = terms of the elements with two or more, plus one per window for the "
+                "elements it alone covers; results = elements with two or more terms, plus one per such window");
     fprintf(f, ", \"ns_per_lane\": [");
     for (int i = 0; i < n_roof; i++) {
         const roof_costs *c = &roof_table[i];
@@ -284,7 +285,8 @@ void write_json(const char *path, const options *o)
         JN("memcpy_gbs", r->memcpy_gbs);
         fprintf(f, ", \"memcpy_inner\": %d", r->memcpy_inner);
         JN("frac_memcpy", r->frac_memcpy);
-        fprintf(f, ", \"terms\": %lld, \"limit_isa\": ", (long long)r->terms);
+        fprintf(f, ", \"terms\": %lld, \"adds\": %lld, \"results\": %lld, \"limit_isa\": ", (long long)r->terms,
+                (long long)r->adds, (long long)r->results);
         json_str(f, r->limit_isa);
         JN("limit_memory_s", r->t_lim_mem);
         JN("limit_div_s", r->t_lim_div);

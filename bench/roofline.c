@@ -11,13 +11,21 @@
  *                                                       a multiplication, when every divisor is a power of
  *                                                       two: the kernels then multiply by the exact
  *                                                       reciprocal, docs/SEMANTICS.md section 6)
- *                      + terms    x addload             one load and one f32 add per term
- *                      + gi_numel x narrow(dtype) )     f16/bf16: narrowing each gradInput element
+ *                      + adds     x addload             one load and one f32 add per term
+ *                      + results  x narrow(dtype) )     f16/bf16: narrowing each distinct result
  *                      / threads
  *   limit            = max(memory time, arithmetic time);  % of limit = limit / poolgrad time
- *   A term is one (gradInput element, window covering it) pair: per spatial axis the window extents clipped
- *   to the input, sum_o |[o*s - p, o*s - p + k) n [0, I)|, multiplied over the axes and by N*C — the exact
- *   count for the geometry (ceil-mode windows included, padding excluded).
+ *   A term is one (gradInput element, window covering it) pair: per spatial axis the windows covering each
+ *   position, summed, multiplied over the axes and by N*C — the exact count for the geometry (ceil-mode
+ *   windows included, padding excluded). An element that one window alone covers is 0 + that window's
+ *   quotient: every such element of the window has the same bits, so it is computed (one add) and narrowed
+ *   once per window, and storing it is memory time (the global and k <= s kernels do exactly that; pricing
+ *   it per element put those rows at up to 189% of their limit). So
+ *     adds    = terms - single + single_windows
+ *     results = (covered - single) + single_windows
+ *   with single / covered the elements covered by exactly one / at least one window and single_windows the
+ *   windows covering at least one single-covered element (each a product over the axes, roof_count). An
+ *   uncovered element is +0.0: a store only.
  *
  * THE PER-LANE COSTS (ns per lane; the fastest of ROOF_SAMPLES timed batches, ROOF_LANES floats = 8 KB per
  *   buffer, in L1; each pass ends with a compiler barrier that takes the buffers' addresses, so no pass is hoisted
@@ -327,35 +335,62 @@ bool roof_divisors_pow2(const group *g)
     return divisors_pow2_of(bc->sd, g->gi_shape + 2, g->go_shape + 2, bc->k, bc->s, bc->p, bc->cip, bc->divisor);
 }
 
-/* the terms of one axis: the windows clipped to the input, summed over the output positions */
-static int64_t axis_terms(int64_t I, int64_t O, int64_t k, int64_t s, int64_t p)
+static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+/* the windows covering position i of one axis: o with o*s - p <= i < o*s - p + k, 0 <= o < O */
+static int64_t axis_cover(int64_t i, int64_t O, int64_t k, int64_t s, int64_t p)
 {
-    int64_t t = 0;
-    for (int64_t o = 0; o < O; o++) {
-        int64_t b = o * s - p, e = b + k;
-        if (b < 0)
-            b = 0;
-        if (e > I)
-            e = I;
-        if (e > b)
-            t += e - b;
+    int64_t lo = floor_div(i + p - k, s) + 1, hi = floor_div(i + p, s);
+    if (lo < 0)
+        lo = 0;
+    if (hi > O - 1)
+        hi = O - 1;
+    return hi >= lo ? hi - lo + 1 : 0;
+}
+
+/* the counts of one axis (positions, not elements); each field of the whole problem is the product of the
+ * axes' and N*C, since both coverage and a window's positions are products over the axes */
+static roof_counts axis_counts(int64_t I, int64_t O, int64_t k, int64_t s, int64_t p)
+{
+    roof_counts a = { 0, 0, 0, 0 };
+    for (int64_t i = 0; i < I; i++) {
+        const int64_t c = axis_cover(i, O, k, s, p);
+        a.terms += c;
+        a.single += c == 1;
+        a.covered += c > 0;
     }
-    return t;
+    /* windows holding a single-covered position: nx, the first such position at or after the window's start,
+     * only moves forward (windows start in ascending order), so the walk is O(I + O) */
+    int64_t nx = 0;
+    for (int64_t o = 0; o < O; o++) {
+        const int64_t b = o * s - p > 0 ? o * s - p : 0, e = o * s - p + k < I ? o * s - p + k : I;
+        if (nx < b)
+            nx = b;
+        while (nx < I && axis_cover(nx, O, k, s, p) != 1)
+            nx++;
+        a.single_windows += nx < e;
+    }
+    return a;
 }
 
-static int64_t terms_of(int sd, int64_t nc, const int64_t *I, const int64_t *O, const int64_t *k, const int64_t *s,
-                        const int64_t *p)
+static roof_counts counts_of(int sd, int64_t nc, const int64_t *I, const int64_t *O, const int64_t *k,
+                             const int64_t *s, const int64_t *p)
 {
-    int64_t terms = nc;
-    for (int a = 0; a < sd; a++)
-        terms *= axis_terms(I[a], O[a], k[a], s[a], p[a]);
-    return terms;
+    roof_counts n = { nc, nc, nc, nc };
+    for (int a = 0; a < sd; a++) {
+        const roof_counts x = axis_counts(I[a], O[a], k[a], s[a], p[a]);
+        n.terms *= x.terms;
+        n.single *= x.single;
+        n.covered *= x.covered;
+        n.single_windows *= x.single_windows;
+    }
+    return n;
 }
 
-int64_t roof_terms(const group *g)
+roof_counts roof_count(const group *g)
 {
     const bench_case *bc = g->bc;
-    return terms_of(bc->sd, g->gi_shape[0] * g->gi_shape[1], g->gi_shape + 2, g->go_shape + 2, bc->k, bc->s, bc->p);
+    return counts_of(bc->sd, g->gi_shape[0] * g->gi_shape[1], g->gi_shape + 2, g->go_shape + 2, bc->k, bc->s, bc->p);
 }
 
 /* the term count against a brute-force count (every window, every input element inside it) */
@@ -391,7 +426,7 @@ bool selftest_roofline(void)
         }
         int64_t shape[5] = { 1, 1, t[i].in[0], t[i].in[1], t[i].in[2] }, oshape[5];
         if (poolgrad_output_shape(&prm, 2 + t[i].sd, shape, oshape) != POOLGRAD_OK) {
-            printf("selftest roof_terms case %zu: output shape refused\n", i);
+            printf("selftest roof_count case %zu: output shape refused\n", i);
             ok = false;
             continue;
         }
@@ -400,20 +435,36 @@ bool selftest_roofline(void)
             O[a] = oshape[2 + a];
             I[a] = t[i].in[a];
         }
-        int64_t brute = 0;
-        for (int64_t o0 = 0; o0 < O[0]; o0++)
-            for (int64_t o1 = 0; o1 < O[1]; o1++)
-                for (int64_t o2 = 0; o2 < O[2]; o2++)
-                    for (int64_t x0 = 0; x0 < I[0]; x0++)
-                        for (int64_t x1 = 0; x1 < I[1]; x1++)
-                            for (int64_t x2 = 0; x2 < I[2]; x2++) {
-                                const int64_t o[3] = { o0, o1, o2 }, x[3] = { x0, x1, x2 };
-                                bool in = true;
-                                for (int a = 0; a < t[i].sd; a++)
-                                    in &= x[a] >= o[a] * t[i].s[a] - t[i].p[a] &&
-                                          x[a] < o[a] * t[i].s[a] - t[i].p[a] + t[i].k[a];
-                                brute += in;
-                            }
+        /* per element, the windows covering it; then the four counts */
+        const int64_t ne = I[0] * I[1] * I[2];
+        int64_t *cover = calloc((size_t)ne, sizeof *cover);
+        roof_counts brute = { 0, 0, 0, 0 };
+        for (int pass = 0; pass < 2; pass++) /* pass 0 counts coverage, pass 1 the windows with a single */
+            for (int64_t o0 = 0; o0 < O[0]; o0++)
+                for (int64_t o1 = 0; o1 < O[1]; o1++)
+                    for (int64_t o2 = 0; o2 < O[2]; o2++) {
+                        bool single = false;
+                        for (int64_t x0 = 0; x0 < I[0]; x0++)
+                            for (int64_t x1 = 0; x1 < I[1]; x1++)
+                                for (int64_t x2 = 0; x2 < I[2]; x2++) {
+                                    const int64_t o[3] = { o0, o1, o2 }, x[3] = { x0, x1, x2 };
+                                    bool in = true;
+                                    for (int a = 0; a < t[i].sd; a++)
+                                        in &= x[a] >= o[a] * t[i].s[a] - t[i].p[a] &&
+                                              x[a] < o[a] * t[i].s[a] - t[i].p[a] + t[i].k[a];
+                                    const int64_t e = (x0 * I[1] + x1) * I[2] + x2;
+                                    if (in && pass == 0)
+                                        cover[e]++;
+                                    single |= in && pass == 1 && cover[e] == 1;
+                                }
+                        brute.single_windows += single;
+                    }
+        for (int64_t e = 0; e < ne; e++) {
+            brute.terms += cover[e];
+            brute.single += cover[e] == 1;
+            brute.covered += cover[e] > 0;
+        }
+        free(cover);
         for (int cip = 0; cip < 2; cip++) { /* every window's divisor, as docs/SEMANTICS.md section 3 defines it */
             bool all = true;
             for (int64_t o0 = 0; o0 < O[0]; o0++)
@@ -434,10 +485,14 @@ bool selftest_roofline(void)
                 ok = false;
             }
         }
-        int64_t got = terms_of(t[i].sd, 3, I, O, t[i].k, t[i].s, t[i].p);
-        if (got != 3 * brute) {
-            printf("selftest roof_terms case %zu: %lld terms, brute force %lld\n", i, (long long)got,
-                   (long long)(3 * brute));
+        const roof_counts got = counts_of(t[i].sd, 3, I, O, t[i].k, t[i].s, t[i].p);
+        if (got.terms != 3 * brute.terms || got.single != 3 * brute.single || got.covered != 3 * brute.covered ||
+            got.single_windows != 3 * brute.single_windows) {
+            printf("selftest roof_count case %zu: terms %lld, single %lld, covered %lld, single windows %lld; brute "
+                   "force %lld, %lld, %lld, %lld\n",
+                   i, (long long)got.terms, (long long)got.single, (long long)got.covered, (long long)got.single_windows,
+                   (long long)(3 * brute.terms), (long long)(3 * brute.single), (long long)(3 * brute.covered),
+                   (long long)(3 * brute.single_windows));
             ok = false;
         }
     }
@@ -448,13 +503,16 @@ void roof_row(row *r, const group *g)
 {
     const roof_costs *c = roof_costs_for(r->isa);
     snprintf(r->limit_isa, sizeof r->limit_isa, "%s", c->isa);
-    r->terms = roof_terms(g);
+    const roof_counts n = roof_count(g);
+    r->terms = n.terms;
+    r->adds = n.terms - n.single + n.single_windows;
+    r->results = n.covered - n.single + n.single_windows;
     r->t_lim_mem = r->bytes / (r->memcpy_gbs * 1e9);
-    const double go = (double)r->go_numel, gi = (double)r->gi_numel;
+    const double go = (double)r->go_numel;
     r->divisors_pow2 = roof_divisors_pow2(g);
     r->t_lim_div = go * (r->divisors_pow2 ? c->mul : c->div)[g->dt] * 1e-9 / r->threads;
-    r->t_lim_add = (double)r->terms * c->addload * 1e-9 / r->threads;
-    r->t_lim_conv = gi * c->narrow[g->dt] * 1e-9 / r->threads;
+    r->t_lim_add = (double)r->adds * c->addload * 1e-9 / r->threads;
+    r->t_lim_conv = (double)r->results * c->narrow[g->dt] * 1e-9 / r->threads;
     r->t_lim_arith = r->t_lim_div + r->t_lim_add + r->t_lim_conv;
     r->arith_bound = r->t_lim_arith > r->t_lim_mem;
     r->t_limit = r->arith_bound ? r->t_lim_arith : r->t_lim_mem;
