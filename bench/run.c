@@ -29,6 +29,7 @@ static row *new_row(void)
     r->t_ref = r->x_ref = r->t_dnnl = r->x_dnnl = r->dnnl_maxabs = r->ns_per_elem = r->t_pg_min = r->t_dnnl_min = NAN;
     r->t_pg_solo = NAN;
     r->t_torch = r->x_torch = NAN;
+    r->x_threads = NAN;
     return r;
 }
 
@@ -348,6 +349,15 @@ void run_row(group *g, const run_cfg *rc, const options *o)
         peer_exec(dr);
         est += now_s() - t0;
     }
+    /* with several threads, each rep also runs the plan on one thread, back to back: the scaling is the
+     * median of those pairs' ratios, which a slow spell of the machine skews far less than two rows
+     * timed minutes apart */
+    const bool pair_one = rc->threads > 1 && !rc->sweep;
+    if (pair_one) {
+        t0 = now_s();
+        poolgrad_execute(plan, ws, wsz, 1);
+        est += now_s() - t0;
+    }
     t0 = now_s();
     par_memcpy(g->mc_dst, g->gi_ref, g->gi_bytes, rc->threads);
     est += now_s() - t0;
@@ -367,8 +377,8 @@ void run_row(group *g, const run_cfg *rc, const options *o)
     const int reps = o->reps ? o->reps : adaptive_reps(est, o->budget);
     r->reps = reps;
     double *tp = calloc((size_t)reps, sizeof *tp), *td = calloc((size_t)reps, sizeof *td),
-           *tm = calloc((size_t)reps, sizeof *tm);
-    if (!tp || !td || !tm)
+           *tm = calloc((size_t)reps, sizeof *tm), *t1 = calloc((size_t)reps, sizeof *t1);
+    if (!tp || !td || !tm || !t1)
         die("out of memory");
     progress("%s %s %s t%d %s: timing %d reps", bc->name, r->dtype, r->layout, rc->threads, rc->isa, reps);
     for (int i = 0; i < reps; i++) {
@@ -386,7 +396,17 @@ void run_row(group *g, const run_cfg *rc, const options *o)
                 td[i] = now_s() - t0;
             }
         }
+        if (pair_one) {
+            t0 = now_s();
+            poolgrad_execute(plan, ws, wsz, 1);
+            t1[i] = now_s() - t0;
+        }
         tm[i] = memcpy_limit_time(g->mc_dst, g->gi_ref, g->gi_bytes, rc->threads, mc_inner);
+    }
+    if (pair_one) {
+        for (int i = 0; i < reps; i++)
+            t1[i] /= tp[i];
+        r->x_threads = median(t1, reps);
     }
     if (dnnl_on) { /* the ratio of each back-to-back pair, before the medians sort the times */
         double *rr = calloc((size_t)reps, sizeof *rr);
@@ -420,6 +440,7 @@ void run_row(group *g, const run_cfg *rc, const options *o)
     free(tp);
     free(td);
     free(tm);
+    free(t1);
     r->gbs = r->bytes / r->t_pg * 1e-9;
     r->memcpy_gbs = 2.0 * (double)g->gi_bytes / r->t_memcpy * 1e-9;
     r->frac_memcpy = r->gbs / r->memcpy_gbs;
