@@ -58,11 +58,7 @@ poolgrad_status poolgrad_execute(const poolgrad_plan *plan, void *workspace, siz
     /* kernels get an aligned workspace whatever the caller's address (planned with the slack) */
     void *ws = workspace ? (void *)(((uintptr_t)workspace + POOLGRAD_WORKSPACE_ALIGN - 1) &
                                     ~(uintptr_t)(POOLGRAD_WORKSPACE_ALIGN - 1)) : NULL;
-    /* non-temporal stores only with one thread: two threads streaming one gradInput measured slower (tuning.h) */
-    poolgrad_kernel_conf run_conf = plan->conf;
-    if (threads > 1)
-        run_conf.stream_stores = false;
-    const poolgrad_kernel_conf *conf = &run_conf;
+    const poolgrad_kernel_conf *conf = &plan->conf;
     if (k->prepare)
         run_parallel(pr, conf, ws, conf->prepare_items, threads, k->prepare);
     run_parallel(pr, conf, ws, conf->work_items, threads, k->run);

@@ -138,8 +138,11 @@
  * alternating runs, ratios to oneDNN pairwise): inception f32 NHWC (_nhwc_s1, 28.7 MiB) 0.82-0.91x -> 1.26-1.38x,
  * k2s2 f32 NHWC (24.5 MiB) 1.12-1.19x -> 1.42-1.52x, resnet f32 NHWC (24.5 MiB) unchanged (1.04-1.16x against
  * 1.07-1.15x), 51 MB f32 NDHWC rows 14-28% faster (3D k3s2p1 _nhwc_q 4.0 -> 2.9 ms, 3D k2s2 _nhwc 2.65 ->
- * 2.27 ms); f16/bf16 rows, bound by their arithmetic, unchanged when streamed, so they are not. One thread
- * only (lib/execute.c): with two, 3D k2s2 f32 NDHWC was 11% slower (1.78 -> 1.99 ms), the others within 5%.
+ * 2.27 ms); f16/bf16 rows, bound by their arithmetic, unchanged when streamed, so they are not. At any thread
+ * count: with two threads, 3D k2s2 f32 NDHWC once measured 11% slower (1.78 -> 1.99 ms), but 2026-12-04 (10-12
+ * interleaved rounds, medians) 3D k3s1p1 ceil f32 NCDHW 8.20 -> 7.28 ms and NDHWC 8.34 -> 7.40 ms streamed, 3D
+ * k2s2 f32 NDHWC 2.16 -> 2.10 ms and 3D k3s2p1 f32 NDHWC 2.57 -> 2.54 ms (the unstreamed rows of the same runs
+ * moved up to 7%).
  * _nchw_s1 (3D k3s1p1 ceil f32 NCDHW, rows of 64) 17 -> 18-19x oneDNN; _nchw_s2 with rows of 64 unchanged,
  * with rows of 56 (resnet) 1.4x slower, hence pg_stream_worth's whole-lines condition. */
 #define PG_STREAM_MIN_BYTES (16LL << 20)
