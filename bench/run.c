@@ -279,6 +279,14 @@ static bool ceil_overhang(const group *g)
     return false;
 }
 
+/* seconds of one poolgrad_execute */
+static double time_execute(const poolgrad_plan *plan, void *ws, size_t wsz, int threads)
+{
+    const double t0 = now_s();
+    poolgrad_execute(plan, ws, wsz, threads);
+    return now_s() - t0;
+}
+
 void run_row(group *g, const run_cfg *rc, const options *o)
 {
     const bench_case *bc = g->bc;
@@ -382,25 +390,22 @@ void run_row(group *g, const run_cfg *rc, const options *o)
         die("out of memory");
     progress("%s %s %s t%d %s: timing %d reps", bc->name, r->dtype, r->layout, rc->threads, rc->isa, reps);
     for (int i = 0; i < reps; i++) {
-        /* the order alternates (poolgrad first on even reps, oneDNN first on odd ones) so that neither
-         * always finds gradOutput warm in the cache from the other */
+        /* the order alternates (even reps: poolgrad, oneDNN, the one-thread pair run; odd reps: the pair
+         * run, oneDNN, poolgrad) so that none of them always finds gradOutput warm in the cache from another */
+        const bool even = i % 2 == 0;
+        if (pair_one && !even)
+            t1[i] = time_execute(plan, ws, wsz, 1);
         for (int k = 0; k < 2; k++) {
-            if ((k == 0) == (i % 2 == 0)) {
-                t0 = now_s();
-                poolgrad_execute(plan, ws, wsz, rc->threads);
-                tp[i] = now_s() - t0;
-            }
+            if ((k == 0) == even)
+                tp[i] = time_execute(plan, ws, wsz, rc->threads);
             else if (dnnl_on) {
                 t0 = now_s();
                 peer_exec(dr);
                 td[i] = now_s() - t0;
             }
         }
-        if (pair_one) {
-            t0 = now_s();
-            poolgrad_execute(plan, ws, wsz, 1);
-            t1[i] = now_s() - t0;
-        }
+        if (pair_one && even)
+            t1[i] = time_execute(plan, ws, wsz, 1);
         tm[i] = memcpy_limit_time(g->mc_dst, g->gi_ref, g->gi_bytes, rc->threads, mc_inner);
     }
     if (pair_one) {
