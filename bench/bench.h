@@ -121,7 +121,7 @@ typedef struct row {
     double t_torch, x_torch; /* PyTorch's median time (separate process, see torch_io.c), t_torch / t_pg */
     char torch_check[48];    /* torch_bench.py's bit comparison with the reference */
     double x_threads;   /* threads > 1: median over the reps of (one-thread time / this row's time), the plan run
-                         * on one thread right after each timed run; NAN otherwise */
+                         * on one thread next to each timed run (after it, then before it); NAN otherwise */
     int reps;
     double ns_per_elem;
     bool verified;

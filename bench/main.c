@@ -86,10 +86,11 @@
  *              for every such element of the window, so those are priced once per window: adds = the terms
  *              of elements with two or more, plus one per window covering any single-covered element; results
  *              = the elements with two or more terms, plus those windows (CSV/JSON "adds", "results";
- *              uncovered elements are +0.0 and cost only their store). The per-lane costs are measured at start-up by small in-cache loops at the vector
- *              width of each ISA asked for (GCC vector types under target attributes, -ffp-contract=off: no
- *              FMA; the exact integer conversion sequences, no F16C), the fastest of 9 batches; the heading
- *              and the JSON context ("roofline") print them, and a row uses those of the ISA that ran.
+ *              uncovered elements are +0.0 and cost only their store). The per-lane costs are measured at
+ *              start-up by small in-cache loops at the vector width of each ISA asked for (GCC vector types
+ *              under target attributes, -ffp-contract=off: no FMA; the exact integer conversion sequences, no
+ *              F16C), the fastest of 9 batches; the heading and the JSON context ("roofline") print them, and
+ *              a row uses those of the ISA that ran.
  *     by       which part is larger: mem or arith (CSV/JSON: limit_bound, and every part in seconds:
  *              limit_memory_s, limit_div_s, limit_addload_s, limit_convert_s, limit_arith_s, limit_s)
  *     %lim     limit / time (frac_limit): 100% would be a kernel at the limit

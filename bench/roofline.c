@@ -393,7 +393,7 @@ roof_counts roof_count(const group *g)
     return counts_of(bc->sd, g->gi_shape[0] * g->gi_shape[1], g->gi_shape + 2, g->go_shape + 2, bc->k, bc->s, bc->p);
 }
 
-/* the term count against a brute-force count (every window, every input element inside it) */
+/* roof_count's counts against brute-force ones (every window, every input element inside it) */
 bool selftest_roofline(void)
 {
     static const struct {
@@ -438,6 +438,8 @@ bool selftest_roofline(void)
         /* per element, the windows covering it; then the four counts */
         const int64_t ne = I[0] * I[1] * I[2];
         int64_t *cover = calloc((size_t)ne, sizeof *cover);
+        if (!cover)
+            die("out of memory");
         roof_counts brute = { 0, 0, 0, 0 };
         for (int pass = 0; pass < 2; pass++) /* pass 0 counts coverage, pass 1 the windows with a single */
             for (int64_t o0 = 0; o0 < O[0]; o0++)
