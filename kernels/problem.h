@@ -73,13 +73,17 @@ static inline int64_t poolgrad_divisor(const poolgrad_problem *pr, int64_t od, i
 
 static inline bool poolgrad_is_pow2(uint64_t m) { return m != 0 && (m & (m - 1)) == 0; }
 
+/* ceil(a / b) for b > 0 and any a, without overflow */
+static inline int64_t poolgrad_ceil_div_any(int64_t a, int64_t b) { return a / b + (a % b > 0); }
+
 /*
  * True if every window's divisor is + or - a power of two. Without an override the divisor is a product
- * of per-axis factors (padded or clipped extents), so each axis's factors are checked: the windows that
- * neither start in the left padding nor reach past the input's end have the factor k, and the others are
- * among the first and the last e = (k + p) / s + 2 windows (a window starts before in + p), which are
- * computed one by one; windows e and out - e - 1 are checked to be inside, so the ones between them
- * are. Bounded work for any size.
+ * of per-axis factors (padded or clipped extents), so each axis's factors are checked, in bounded work for
+ * any size: three cuts (the window's start reaches 0, its end reaches in, its end reaches in + p) split the
+ * windows o = 0 .. out - 1 into at most four runs, and within a run the factor is linear in o. Three
+ * consecutive powers of two are never equally spaced (2^j + 2^j = 2^(j+1) < 2^i + 2^k when i < j < k), so a
+ * run whose first three factors are powers of two is constant; a run's first three windows and its last
+ * one are checked.
  */
 static inline bool poolgrad_divisors_pow2(const poolgrad_problem *pr)
 {
@@ -88,29 +92,31 @@ static inline bool poolgrad_divisors_pow2(const poolgrad_problem *pr)
         return poolgrad_is_pow2(m);
     }
     for (int a = 0; a < 3; a++) {
-        const int64_t k = pr->k[a], s = pr->s[a], p = pr->p[a], out = pr->out[a];
+        const int64_t k = pr->k[a], s = pr->s[a], p = pr->p[a], out = pr->out[a], in = pr->in[a];
         if (k > ((int64_t)1 << 40) || p > ((int64_t)1 << 40))
             return false;
-        const int64_t e = (k + p) / s + 2;
-        if (out > 2 * e) { /* windows e and out - e - 1 lie inside the input, hence every one between them */
-            if (!poolgrad_is_pow2((uint64_t)k))
-                return false;
-            int64_t pool, cnt;
-            poolgrad_window_extent(e, pr->in[a], k, s, p, &pool, &cnt);
-            if (e * s - p < 0 || pool != k || cnt != k)
-                return false;
-            poolgrad_window_extent(out - e - 1, pr->in[a], k, s, p, &pool, &cnt);
-            if (pool != k || cnt != k)
-                return false;
-        }
-        for (int64_t o = 0; o < out; o++) {
-            if (o == e && out - e > e)
-                o = out - e; /* skip the windows of factor k */
-            int64_t pool, cnt;
-            poolgrad_window_extent(o, pr->in[a], k, s, p, &pool, &cnt);
-            const int64_t f = pr->count_include_pad ? pool : cnt;
-            if (f < 1 || !poolgrad_is_pow2((uint64_t)f))
-                return false;
+        int64_t cut[5] = { 0, poolgrad_ceil_div_any(p, s), poolgrad_ceil_div_any(in + p - k, s),
+                           poolgrad_ceil_div_any(in + 2 * p - k, s), out };
+        for (int i = 0; i < 5; i++)
+            cut[i] = cut[i] < 0 ? 0 : cut[i] > out ? out : cut[i];
+        for (int i = 1; i < 4; i++) /* sort the three inner cuts */
+            for (int j = i; j > 1 && cut[j] < cut[j - 1]; j--) {
+                const int64_t t = cut[j];
+                cut[j] = cut[j - 1];
+                cut[j - 1] = t;
+            }
+        for (int r = 0; r < 4; r++) {
+            const int64_t lo = cut[r], hi = cut[r + 1];
+            const int64_t probe[4] = { lo, lo + 1, lo + 2, hi - 1 };
+            for (int q = 0; q < 4; q++) {
+                if (probe[q] < lo || probe[q] >= hi)
+                    continue;
+                int64_t pool, cnt;
+                poolgrad_window_extent(probe[q], in, k, s, p, &pool, &cnt);
+                const int64_t f = pr->count_include_pad ? pool : cnt;
+                if (f < 1 || !poolgrad_is_pow2((uint64_t)f))
+                    return false;
+            }
         }
     }
     return true;

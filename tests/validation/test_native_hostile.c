@@ -9,6 +9,7 @@
 #include <limits.h>
 
 #include "base_problem.h"
+#include "problem.h"
 
 /* table rows leave their trailing fields (values, output_shape check) to the zero default */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -534,4 +535,76 @@ Test(native_hostile, empty_grad_output_null_storage)
     cr_assert_eq(poolgrad_avgpool_backward(&pa, &go, &gi, 2), POOLGRAD_OK);
     for (int i = 0; i < 6; i++)
         cr_assert_eq(memcmp(&gi_data[i], &(float){ +0.0f }, 4), 0);
+}
+
+/* Whether every divisor is a power of two is decided at planning in bounded work: against every window
+ * enumerated on small geometries (floor and ceil output sizes, both count_include_pad), and quickly for
+ * an axis of 2^40 windows (enumerating them, as planning once did, would take hours: found by the fuzzer). */
+Test(native_hostile, divisors_pow2_bounded_and_exact)
+{
+    int checked = 0, pow2 = 0;
+    for (int64_t in = 1; in <= 20; in++)
+        for (int64_t k = 1; k <= 9; k++)
+            for (int64_t s = 1; s <= 5; s++)
+                for (int64_t p = 0; 2 * p <= k; p++)
+                    for (int ceil_mode = 0; ceil_mode < 2; ceil_mode++)
+                        for (int cip = 0; cip < 2; cip++) {
+                            if (in + 2 * p < k)
+                                continue;
+                            int64_t out = (in + 2 * p - k + (ceil_mode ? s - 1 : 0)) / s + 1;
+                            if (ceil_mode && (out - 1) * s >= in + p)
+                                out--;
+                            poolgrad_problem pr;
+                            memset(&pr, 0, sizeof pr);
+                            for (int a = 0; a < 3; a++) {
+                                pr.in[a] = pr.k[a] = pr.s[a] = pr.out[a] = 1;
+                                pr.p[a] = 0;
+                            }
+                            pr.in[2] = in;
+                            pr.k[2] = k;
+                            pr.s[2] = s;
+                            pr.p[2] = p;
+                            pr.out[2] = out;
+                            pr.count_include_pad = cip;
+                            bool want = true;
+                            for (int64_t o = 0; o < out; o++) {
+                                int64_t pool, cnt;
+                                poolgrad_window_extent(o, in, k, s, p, &pool, &cnt);
+                                const int64_t f = cip ? pool : cnt;
+                                want &= f >= 1 && poolgrad_is_pow2((uint64_t)f);
+                            }
+                            cr_expect_eq(poolgrad_divisors_pow2(&pr), want,
+                                         "in %lld k %lld s %lld p %lld ceil %d cip %d: %d, every window says %d",
+                                         (long long)in, (long long)k, (long long)s, (long long)p, ceil_mode, cip,
+                                         !want, want);
+                            checked++;
+                            pow2 += want;
+                        }
+    cr_expect_gt(pow2, 100, "only %d of %d geometries have power-of-two divisors", pow2, checked);
+    /* 2^40 + 1 windows of 2^40 along W, all inside the input: every divisor 2^40, planned through the API
+     * (an empty batch needs no storage) */
+    poolgrad_params pa = pgt_params(2, 1, 1, 0, false, true, 0);
+    pa.kernel[1] = (int64_t)1 << 40;
+    const int64_t gi_shape[4] = { 0, 1, 1, (int64_t)1 << 41 };
+    int64_t go_shape[4];
+    cr_assert_eq(poolgrad_output_shape(&pa, 4, gi_shape, go_shape), POOLGRAD_OK);
+    cr_assert_eq(go_shape[3], ((int64_t)1 << 40) + 1);
+    poolgrad_tensor gi, go;
+    cr_assert_eq(poolgrad_tensor_init_contiguous(&gi, POOLGRAD_F32, 4, gi_shape, NULL), POOLGRAD_OK);
+    cr_assert_eq(poolgrad_tensor_init_contiguous(&go, POOLGRAD_F32, 4, go_shape, NULL), POOLGRAD_OK);
+    poolgrad_plan *plan = NULL;
+    cr_assert_eq(poolgrad_plan_create(&pa, &go, &gi, &plan), POOLGRAD_OK, "%s", poolgrad_last_error_message());
+    poolgrad_plan_destroy(plan);
+    poolgrad_problem pr;
+    memset(&pr, 0, sizeof pr);
+    for (int a = 0; a < 3; a++)
+        pr.in[a] = pr.k[a] = pr.s[a] = pr.out[a] = 1;
+    pr.in[2] = (int64_t)1 << 41;
+    pr.k[2] = (int64_t)1 << 40;
+    pr.out[2] = ((int64_t)1 << 40) + 1;
+    pr.count_include_pad = true;
+    cr_expect(poolgrad_divisors_pow2(&pr));
+    pr.k[2] = ((int64_t)1 << 40) - 1; /* the same run of windows, none a power of two */
+    pr.out[2] = ((int64_t)1 << 40) + 2;
+    cr_expect(!poolgrad_divisors_pow2(&pr));
 }
