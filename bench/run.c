@@ -361,11 +361,8 @@ void run_row(group *g, const run_cfg *rc, const options *o)
      * median of those pairs' ratios, which a slow spell of the machine skews far less than two rows
      * timed minutes apart */
     const bool pair_one = rc->threads > 1 && !rc->sweep;
-    if (pair_one) {
-        t0 = now_s();
-        poolgrad_execute(plan, ws, wsz, 1);
-        est += now_s() - t0;
-    }
+    if (pair_one)
+        est += time_execute(plan, ws, wsz, 1);
     t0 = now_s();
     par_memcpy(g->mc_dst, g->gi_ref, g->gi_bytes, rc->threads);
     est += now_s() - t0;

@@ -537,6 +537,22 @@ Test(native_hostile, empty_grad_output_null_storage)
         cr_assert_eq(memcmp(&gi_data[i], &(float){ +0.0f }, 4), 0);
 }
 
+/* a problem whose only non-trivial axis is W */
+static poolgrad_problem w_axis_problem(int64_t in, int64_t k, int64_t s, int64_t p, int64_t out, bool cip)
+{
+    poolgrad_problem pr;
+    memset(&pr, 0, sizeof pr);
+    for (int a = 0; a < 2; a++)
+        pr.in[a] = pr.k[a] = pr.s[a] = pr.out[a] = 1;
+    pr.in[2] = in;
+    pr.k[2] = k;
+    pr.s[2] = s;
+    pr.p[2] = p;
+    pr.out[2] = out;
+    pr.count_include_pad = cip;
+    return pr;
+}
+
 /* Whether every divisor is a power of two is decided at planning in bounded work: against every window
  * enumerated on small geometries (floor and ceil output sizes, both count_include_pad), and quickly for
  * an axis of 2^40 windows (enumerating them, as planning once did, would take hours: found by the fuzzer). */
@@ -554,18 +570,7 @@ Test(native_hostile, divisors_pow2_bounded_and_exact)
                             int64_t out = (in + 2 * p - k + (ceil_mode ? s - 1 : 0)) / s + 1;
                             if (ceil_mode && (out - 1) * s >= in + p)
                                 out--;
-                            poolgrad_problem pr;
-                            memset(&pr, 0, sizeof pr);
-                            for (int a = 0; a < 3; a++) {
-                                pr.in[a] = pr.k[a] = pr.s[a] = pr.out[a] = 1;
-                                pr.p[a] = 0;
-                            }
-                            pr.in[2] = in;
-                            pr.k[2] = k;
-                            pr.s[2] = s;
-                            pr.p[2] = p;
-                            pr.out[2] = out;
-                            pr.count_include_pad = cip;
+                            const poolgrad_problem pr = w_axis_problem(in, k, s, p, out, cip);
                             bool want = true;
                             for (int64_t o = 0; o < out; o++) {
                                 int64_t pool, cnt;
@@ -595,16 +600,9 @@ Test(native_hostile, divisors_pow2_bounded_and_exact)
     poolgrad_plan *plan = NULL;
     cr_assert_eq(poolgrad_plan_create(&pa, &go, &gi, &plan), POOLGRAD_OK, "%s", poolgrad_last_error_message());
     poolgrad_plan_destroy(plan);
-    poolgrad_problem pr;
-    memset(&pr, 0, sizeof pr);
-    for (int a = 0; a < 3; a++)
-        pr.in[a] = pr.k[a] = pr.s[a] = pr.out[a] = 1;
-    pr.in[2] = (int64_t)1 << 41;
-    pr.k[2] = (int64_t)1 << 40;
-    pr.out[2] = ((int64_t)1 << 40) + 1;
-    pr.count_include_pad = true;
+    poolgrad_problem pr = w_axis_problem((int64_t)1 << 41, (int64_t)1 << 40, 1, 0, ((int64_t)1 << 40) + 1, true);
     cr_expect(poolgrad_divisors_pow2(&pr));
-    pr.k[2] = ((int64_t)1 << 40) - 1; /* the same run of windows, none a power of two */
-    pr.out[2] = ((int64_t)1 << 40) + 2;
+    /* the same run of windows, none a power of two */
+    pr = w_axis_problem((int64_t)1 << 41, ((int64_t)1 << 40) - 1, 1, 0, ((int64_t)1 << 40) + 2, true);
     cr_expect(!poolgrad_divisors_pow2(&pr));
 }
