@@ -60,10 +60,12 @@ static bool nchw_s2_prefers(const poolgrad_problem *pr, const poolgrad_kernel_co
  * min over 4 interleaved rounds, every kind forced on the standard suite's channels-last rows):
  * - one term per element (k <= s): direct, every dtype (k2s2 f32 0.74 ms against 0.82-0.85);
  * - two or more od rows per element (3D k3s2p1): dividing once wins (f32 _q 1.84 against direct 2.58 ms);
- * - one od row, up to 9 terms: direct in f32 (inception 4.33 against band 4.76, workspace 5.30 ms; resnet
- *   0.90 against 0.88-1.05), and in f16/bf16 when the band cannot hold every channel of the window rows
+ * - one od row, up to 9 terms: the band, unless it cannot hold every channel of the window rows
  *   (inception f16 3.16 against band 4.34 ms: a channel-blocked band reads each gradOutput line and writes
- *   each gradInput line once per block), otherwise the band (resnet f16 0.80 against direct 1.07 ms). */
+ *   each gradInput line once per block), then direct (resnet f16 0.80 against direct 1.07 ms). f32 once
+ *   took direct here (Zen 5: resnet 0.90 against 0.88-1.05 ms), but Zen 4 divides at half the rate:
+ *   resnet f32 NHWC band / direct 0.80 (AVX-512), 0.91 (AVX2), 0.85 (SSE2); C = 16: 0.56; k5s3: 0.86
+ *   (medians of 4 interleaved bench rounds, 2026-12-04). */
 static bool nhwc_band_channel_blocked(const poolgrad_problem *pr)
 {
     const int64_t rows = ceil_div(pr->k[0], pr->s[0]) * ceil_div(pr->k[1], pr->s[1]);
@@ -76,7 +78,7 @@ static bool nhwc_prefers(const poolgrad_problem *pr, const poolgrad_kernel_conf 
         return true;
     if (ceil_div(pr->k[0], pr->s[0]) > 1 || terms(pr) > 9)
         return false;
-    return pr->dtype == POOLGRAD_F32 || nhwc_band_channel_blocked(pr);
+    return nhwc_band_channel_blocked(pr);
 }
 
 /* cfee2ca: with one od row per gradInput row (2D) the band beats the workspace (inception bf16 NHWC
@@ -114,8 +116,7 @@ static const struct kind_rule {
     { "nhwc_s1", "gradInput and gradOutput contiguous along C, stride 1 and k = 3 along W, at most 3 window rows per "
                  "gradInput row, divisors exact in float", NULL, NULL },
     { "nhwc", "gradInput and gradOutput contiguous along C",
-      "one term per element, or one od row and at most 9 terms in f32 (in f16/bf16 when the band would be "
-      "channel-blocked)", nhwc_prefers },
+      "one term per element, or one od row and at most 9 terms when the band would be channel-blocked", nhwc_prefers },
     { "nhwc_b", "gradInput contiguous along C, the stack band holds a vector of channels", "one od row per gradInput row",
       nhwc_b_prefers },
     { "nhwc_q", "gradInput contiguous along C", NULL, NULL },
