@@ -104,15 +104,15 @@ PG_AI void global_cl_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, 
     }
 }
 
-/* W rows, the whole tensor one dense run: whole vectors, a lane blend where a plane ends */
+/* W rows, the whole tensor one dense run. Planes of at least one vector's bytes: each plane's part of the
+ * run filled with its bits (pg_fill_bits: whole vectors, the last one overlapping). Shorter planes: whole
+ * vectors along the run, a lane blend where a plane ends. */
 PG_AI void global_dense_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, bool empty, float divf, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t ID = pr->in[0], IH = pr->in[1], IW = pr->in[2], C = pr->c;
     const int64_t *os = pr->go_stride;
     const int64_t P = ID * IH * IW, planes = pr->n * C;
-    static const int32_t iota[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
-    const vi lane = vi_loadu(iota);
     int64_t e = begin * IW;
     const int64_t e_end = end * IW;
     int64_t p = e / P;
@@ -122,6 +122,19 @@ PG_AI void global_dense_dt(const poolgrad_problem *pr, int64_t begin, int64_t en
     const bool pdense = (C == 1 || os[PG_C] == 1) && (pr->n == 1 || os[PG_N] == C);
 #define PG_PBITS(pl) ((pl) - pb < VL ? pbits[(pl) - pb] : (pg_plane_bits(pr, (pl), planes, pdense, empty, divf, dt, pbits), \
                                                           pb = (pl), pbits[0]))
+    if (P * es >= VL * (int64_t)sizeof(float)) {
+        while (e < e_end) {
+            pg_plane_bits(pr, p, planes, pdense, empty, divf, dt, pbits);
+            for (int j = 0; j < VL && e < e_end; j++, p++) {
+                const int64_t stop = pg_min((p + 1) * P, e_end);
+                pg_fill_bits(pr->gi + e * es, stop - e, (uint32_t)pbits[j], dt);
+                e = stop;
+            }
+        }
+        return;
+    }
+    static const int32_t iota[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+    const vi lane = vi_loadu(iota);
     int32_t b0 = PG_PBITS(p), b1 = PG_PBITS(p + 1);
     while (e < e_end) {
         const int64_t bnd = (p + 1) * P - e; /* lanes >= bnd belong to plane p + 1 */

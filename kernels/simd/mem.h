@@ -135,6 +135,28 @@ PG_AI void pg_fill(char *p, int64_t n, vf v, poolgrad_dtype dt)
         pg_st_n(p + i * es, v, n - i, dt);
 }
 
+/* n >= 1 elements at p, each the stored bits `bits` (f32 bits; a 16-bit dtype's in the low half): whole
+ * vectors of VL 32-bit lanes (16-bit bits twice per lane), the last one ending at element n and overlapping
+ * the one before it with the same bits, so nothing past the n elements is written; a span shorter than a
+ * vector is stored through the level's partial store. Bit patterns only: never an arithmetic operand. */
+PG_AI void pg_fill_bits(char *p, int64_t n, uint32_t bits, poolgrad_dtype dt)
+{
+    const int64_t nb = n * pg_es(dt), vb = VL * (int64_t)sizeof(float);
+    const vf v = vi_as_f(vi_set1((int32_t)(dt == POOLGRAD_F32 ? bits : (bits & 0xffffu) * 0x10001u)));
+    if (nb >= vb) {
+        for (int64_t o = 0; o + vb < nb; o += vb)
+            vf_storeu((float *)(void *)(p + o), v);
+        vf_storeu((float *)(void *)(p + nb - vb), v);
+        return;
+    }
+    if (nb >= 4)
+        vf_storeu_part((float *)(void *)p, v, nb / 4);
+    if (nb & 2) { /* an odd count of 16-bit elements: the last one */
+        const uint16_t h = (uint16_t)bits;
+        memcpy(p + nb - 2, &h, 2);
+    }
+}
+
 /* results v with every lane twice (lane l to elements 2 l and 2 l + 1): the first n (1 <= n <= 2 VL) elements at p.
  * A 16-bit dtype is narrowed once and doubled in the integer lanes (two copies per 32-bit lane). */
 PG_AI void pg_st_dup2(char *p, vf v, int64_t n, poolgrad_dtype dt)
