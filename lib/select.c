@@ -63,7 +63,7 @@ static bool nchw_s2_prefers(const poolgrad_problem *pr, const poolgrad_kernel_co
  * - one od row, up to 9 terms: the band, unless it cannot hold every channel of the window rows
  *   (inception f16 3.16 against band 4.34 ms: a channel-blocked band reads each gradOutput line and writes
  *   each gradInput line once per block), then direct (resnet f16 0.80 against direct 1.07 ms). f32 once
- *   took direct here (Zen 5: resnet 0.90 against 0.88-1.05 ms), but Zen 4 divides at half the rate:
+ *   took direct here (Zen 5: resnet 0.90 against 0.88-1.05 ms), but on Zen 4 the band wins:
  *   resnet f32 NHWC band / direct 0.80 (AVX-512), 0.91 (AVX2), 0.85 (SSE2); C = 16: 0.56; k5s3: 0.86
  *   (medians of 4 interleaved bench rounds, 2026-12-04). */
 static bool nhwc_band_channel_blocked(const poolgrad_problem *pr)

@@ -102,14 +102,15 @@ PG_AI vh vh_bf16_narrow_level(vf f)
 }
 #endif
 
-/* The first n lanes (1 <= n <= VL) of memory, straight from the register: lanes past n are neither read nor
- * written (masked loads and stores suppress their faults). vec.h uses these for row tails instead of a copy
- * through the stack (a store-forwarding stall); only where SIMDe compiles to native AVX-512 (its emulation
- * of a masked store writes the whole vector back). f32 lanes: one masked store, measured faster than the
- * 256-, 128-, 64- and 32-bit pieces it replaced, cached or not, on AMD Zen 4 (medians of 4-6 interleaved
- * rounds; 16-bit results doubled into f32 lanes use it too): k2s2 N 32 C 64 56x56 NCHW f16 0.73 -> 0.58 ms,
- * bf16 0.69 -> 0.59, resnet k3s2p1 f32 NCHW 3.05 -> 2.71 ms. 16-bit lanes: still the pieces (a masked
- * store there was 9% slower on 3D k3s2p1 bf16 NCDHW and 9% faster in f16, one run). */
+/* The first n lanes (1 <= n <= VL) of memory, straight from the register: lanes past n are neither read (a
+ * masked load suppresses their faults; they read as +0.0) nor written. vec.h uses these for row tails
+ * instead of a copy through the stack (a store-forwarding stall); only where SIMDe compiles to native
+ * AVX-512 (its emulation of a masked store writes the whole vector back). f32 lanes: one masked store,
+ * measured faster than the 256-, 128-, 64- and 32-bit pieces it replaced, cached or not, on AMD Zen 4
+ * (medians of 4-6 interleaved rounds; 16-bit results doubled into f32 lanes use it too): k2s2 N 32 C 64
+ * 56x56 NCHW f16 0.73 -> 0.58 ms, bf16 0.69 -> 0.59, resnet k3s2p1 f32 NCHW 3.05 -> 2.71 ms. 16-bit lanes:
+ * still the pieces (a masked store there was 9% slower on 3D k3s2p1 bf16 NCDHW and 9% faster in f16, one
+ * run). */
 #if defined(SIMDE_X86_AVX512F_NATIVE)
 #define PG_HW_PART 1
 PG_AI __mmask16 vm_first(int64_t n) { return (__mmask16)((1u << n) - 1u); }
