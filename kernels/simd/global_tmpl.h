@@ -180,15 +180,15 @@ PG_AI void global_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end,
         float v = 0.0f;
         if (!empty)
             v = 0.0f + pg_quot1(pr, pg_sc_load(pr->go + (n * os[PG_N] + c * os[PG_C]) * es, dt), divf);
-        vf vv = vf_set1(v);
+        const uint32_t bits = pg_sc_bits(v, dt);
         if (dense) {
             char *p = pr->gi + (n * gs[PG_N] + c * gs[PG_C] + d * gs[PG_D] + h * gs[PG_H]) * es;
-            pg_fill(p, (stop - row) * IW, vv, dt);
+            pg_fill_bits(p, (stop - row) * IW, bits, dt);
         } else {
             for (int64_t rr = row; rr < stop; rr++) {
                 int64_t rh = (rr % plane_rows) % IH, rd = (rr % plane_rows) / IH;
                 char *p = pr->gi + (n * gs[PG_N] + c * gs[PG_C] + rd * gs[PG_D] + rh * gs[PG_H]) * es;
-                pg_fill(p, IW, vv, dt);
+                pg_fill_bits(p, IW, bits, dt);
             }
         }
         row = stop;

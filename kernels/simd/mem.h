@@ -23,6 +23,18 @@ PG_AI void pg_prefetch_range(const char *p, int64_t n)
 /* one gradOutput element, widened exactly in scalar code (convert.h) */
 PG_AI float pg_sc_load(const char *p, poolgrad_dtype dt) { return poolgrad_load_f32(dt, p); }
 
+/* the bits one result v is stored as in dtype dt, in scalar code (convert.h; a NaN the canonical one),
+ * for pg_fill_bits: f32 bits, or the 16-bit bits in the low half */
+PG_AI uint32_t pg_sc_bits(float v, poolgrad_dtype dt)
+{
+    v = poolgrad_canonical_nan_f32(v);
+    switch (dt) {
+    case POOLGRAD_F16: return poolgrad_f32_to_f16_inline(v);
+    case POOLGRAD_BF16: return poolgrad_f32_to_bf16_inline(v);
+    default: return poolgrad_f32_bits(v);
+    }
+}
+
 /*
  * Loads of gradOutput values, which only ever feed an IEEE division (x / divisor): bf16 is widened by
  * the shift alone. A signaling NaN stays signaling here and the division quiets it exactly as
@@ -122,17 +134,6 @@ PG_AI vf pg_ld_line(const char *line, int64_t i, int64_t stride, bool unit, bool
 PG_AI vf pg_ld_view(const char *p, const char *go_end, int64_t n, poolgrad_dtype dt)
 {
     return p + VL * pg_es(dt) <= go_end ? pg_ld(p, dt) : pg_ld_n(p, n, dt);
-}
-
-/* n elements from p, all v */
-PG_AI void pg_fill(char *p, int64_t n, vf v, poolgrad_dtype dt)
-{
-    const int64_t es = pg_es(dt);
-    int64_t i = 0;
-    for (; i + VL <= n; i += VL)
-        pg_st(p + i * es, v, dt);
-    if (i < n)
-        pg_st_n(p + i * es, v, n - i, dt);
 }
 
 /* n >= 1 elements at p, each the stored bits `bits` (f32 bits; a 16-bit dtype's in the low half): whole

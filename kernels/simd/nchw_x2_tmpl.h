@@ -104,7 +104,7 @@ PG_AI void nchw_x2_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end
                 dst[r] = pr->gi + (gi_plane + (h + r) * gs[PG_H]) * es;
             if (none) {
                 for (int r = 0; r < nr; r++)
-                    pg_fill(dst[r], IW, vf_zero(), dt);
+                    pg_fill_bits(dst[r], IW, 0, dt); /* +0.0: all-zero bits in every dtype */
             } else {
                 const char *g = pr->go + (go_plane + oh0 * os[PG_H]) * es;
                 const float fdh = ovr ? ovf : fh_tab ? fdf * fh[oh0] : pg_dfac(pr, fd * pg_axis_factor(&axes[1], pr, oh0));
