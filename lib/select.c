@@ -41,19 +41,11 @@ static bool nchw_prefers(const poolgrad_problem *pr, const poolgrad_kernel_conf 
     return window_rows(pr) <= 1;
 }
 
-/* The stride-2 shifted-load kind adds k terms per window row along W where only about k / 2 are real (the rest
- * are the zero-stuffed columns), and it has its own code only for blocks of up to 3 window rows along H.
- * Measured on AMD Zen 5 (AVX-512, single thread, min over 6 interleaved rounds of the standard suite's rows,
- * against _nchw_b): resnet k3s2p1 NCHW 0.81 of the time in f32, 0.90 in f16, but 1.08 in bf16 (3D k3s2p1
- * NCDHW: 0.83, 0.85, 1.02; bf16 also 1.04 with N = 2, in L2); 64x64 0.91 and 28x28, 14x14 1.0 in f32; but
- * 1.35-1.6 with k5 or k7, and 1.1-1.3 with rows of two W blocks (80x80, 112x112). bf16 gains only with two
- * od rows per gradInput row (3D k3s2p1 NCDHW 56x56: 0.86-0.88, N = 2 and 4; 28x28 0.94; 14x14 1.02) and
- * loses without (2D 56x56 1.00, 28x28 1.14, 14x14 1.27), measured after 02f76e2 (min of 5 interleaved rounds). */
-static bool nchw_s2_prefers(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf)
-{
-    const bool bf16_ok = ceil_div(pr->k[0], pr->s[0]) > 1 && pr->in[2] >= 32;
-    return (pr->dtype != POOLGRAD_BF16 || bf16_ok) && pr->k[1] <= 3 && pr->k[2] <= 3 && conf->w_block >= pr->in[2];
-}
+/* The stride-2 shifted-load kind (k = 3 along W: even and odd columns summed apart, every add a real term)
+ * has no speed rule: against _nchw_b it took 0.55-0.70 of the time on the standard suite's k3s2p1 NCHW/NCDHW rows
+ * (AVX-512, every dtype, bf16 included), 0.58-0.98 under the AVX2 cap and 0.15-0.37 under the SSE2 cap (rows of
+ * several W blocks), 0.55-1.05 on 112x112, 80x80, 28x28, 14x14, p 0, kh 5 and 7, and stride 1 along H (AMD Zen 4,
+ * single thread, medians of 4-8 interleaved rounds, 2026-12-04). */
 
 /* The direct channels-last kernel divides (and widens f16/bf16) once per term; the band and workspace
  * kinds divide once per gradOutput element but re-read q. Measured on AMD Zen 5 (AVX-512, single thread,
@@ -108,9 +100,9 @@ static const struct kind_rule {
       NULL, NULL },
     { "nchw_s1", "gradInput rows contiguous along W, stride 1 and k <= 16 along W, divisors exact in float, "
                  "the oh rows of a tile of rows, for the od slabs in use and a W block of one vector or more, fit the stack band", NULL, NULL },
-    { "nchw_s2", "gradInput rows contiguous along W, stride 2 and k <= 16 along W, divisors exact in float, "
+    { "nchw_s2", "gradInput rows contiguous along W, stride 2 and k = 3 along W, divisors exact in float, "
                  "the oh rows of a tile of rows, for the od slabs in use and a W block of one vector or more, fit the stack band",
-      "f32 or f16 (bf16: two od rows per gradInput row and IW >= 32), k <= 3 along H and W, and rows of one W block", nchw_s2_prefers },
+      NULL, NULL },
     { "nchw_b", "gradInput rows contiguous along W, divisors exact in float, a row block's q rows fit the stack band", NULL, NULL },
     { "nchw_q", "gradInput rows contiguous along W, divisors exact in float", NULL, NULL },
     { "nhwc_s1", "gradInput and gradOutput contiguous along C, stride 1 and k = 3 along W, at most 3 window rows per "

@@ -26,8 +26,8 @@
  * is divided (in the run loop: direct; into a stack band: _b; a prepare pass into the workspace: _q),
  * plus _global, _nchw_f (a whole narrow plane as one flat vector array), _nchw_x2 (k = s = 2 along W: q
  * rows doubled), and _nchw_s1 / _nchw_s2: W rows with
- * stride 1 or 2 along W, a band of zero-padded (and for
- * stride 2 zero-stuffed) q rows read by shifted loads instead of lane picks. Files, in inclusion order:
+ * stride 1 or 2 along W, a band of zero-padded q rows read by shifted loads instead of lane picks (stride 2: even
+ * and odd columns summed apart). Files, in inclusion order:
  *   simd/vec.h          the vector layer (the only file naming SIMDe)
  *   simd/tuning.h       every tuning constant (unit, bound, origin) and the stack budget
  *   simd/common.h       problem facts shared by the kinds, the dtype dispatch, the row walk

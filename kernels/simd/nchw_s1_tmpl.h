@@ -14,15 +14,18 @@
  * VL consecutive columns is then one unaligned load at offset j: no lane selection, no per-lane window
  * tables. An absent window adds +0.0, which is exact (acc is never -0.0). Each gradInput row walks its
  * window rows (od, oh) in ascending order, so every element gets the reference's terms in its order.
- * With stride 2 the band rows are zero-stuffed: q of window ow at band column 2 ow - lo, +0.0 between.
- * The j-th term of column w is again band column w + p - k + 1 + j: a window of w where that column holds
- * one, +0.0 where it falls between two, so the same loads add every window of w in ascending order.
+ * With stride 2 (and k = 3) along W the even and odd columns of a block are summed apart, in the two
+ * halves of a pair of accumulators, and interleaved when stored: with band column 0 at window lo =
+ * ceil((wb + p - 2) / 2) (wb even), columns wb + 2 m and wb + 2 m + 1 take the band's columns m and m + 1
+ * as the phase mask says (p odd: the even column m, the odd one m then m + 1; p even: the even one m then
+ * m + 1, the odd one m + 1). So VL loads at offsets 0 and 1 give 2 VL columns every real term, in
+ * ascending ow, and no add of a +0.0 that only spaces them.
  *
  * The band, for one W block (w_block columns, w_block / VL chunks) and one tile of tile_h gradInput rows
  * along H: the tile's oh rows of band_sd od slabs, slab od in slot od % band_sd with a tag, divided when
  * a row first needs it; then a zero row. A band row holds band_len floats (whole vectors): columns
- * lo .. lo + band_len - 1 of the (stuffed) gradOutput row with lo = wb + p - k + 1, zero outside it (the band is zeroed
- * once per W block and the division writes only the columns inside). Tiles keep the band small enough
+ * lo .. lo + band_len - 1 of the gradOutput row (lo = wb + p - k + 1 with stride 1), zero outside it (the band is
+ * zeroed once per W block and the division writes only the columns inside). Tiles keep the band small enough
  * for L1D while every slab of the tile is reused by the d planes that need it.
  * Rows run in blocks of PG_S1R (or PG_S1R / 2) of one (n, c, d) plane, so that rows x chunks accumulators
  * are in flight (one element's sum is a chain of dependent adds); a block row with fewer window rows than
@@ -34,8 +37,22 @@
 #endif
 
 /* floats per band row for G chunks per W block: whole vectors, so that every row starts aligned and the
- * j = 0 loads never cross a cache line */
-static inline int64_t pg_s1_len(const poolgrad_problem *pr, int64_t G) { return pg_ceil_div(G * VL + pr->k[2] - 1, VL) * VL; }
+ * j = 0 loads never cross a cache line (stride 2: a vector and one float per pair of chunks) */
+static inline int64_t pg_s1_len(const poolgrad_problem *pr, int64_t G, int S)
+{
+    return S == 1 ? pg_ceil_div(G * VL + pr->k[2] - 1, VL) * VL : ((G + 1) / 2 + 1) * VL;
+}
+
+/* band column 0 of the W block at wb: gradOutput column wb + p - k + 1 (stride 1), ceil((wb + p - 2) / 2) (stride 2) */
+static inline int64_t pg_s1_lo(const poolgrad_problem *pr, int64_t wb, int S)
+{
+    const int64_t x = wb + pr->p[2] - pr->k[2] + 1; /* >= -2 */
+    return S == 1 ? x : (x + 3) / 2 - 1;
+}
+
+/* the stride-2 phase mask: bit 0 / 1, the even column adds band column m / m + 1; bits 2 / 3, the odd one */
+#define PG_S2_PODD 0xdu  /* p odd: even m; odd m, m + 1 */
+#define PG_S2_PEVEN 0xbu /* p even: even m, m + 1; odd m + 1 */
 
 /* oh rows that th consecutive gradInput rows need, at most */
 static inline int64_t pg_s1_tile_rows(const poolgrad_problem *pr, int64_t th)
@@ -45,7 +62,7 @@ static inline int64_t pg_s1_tile_rows(const poolgrad_problem *pr, int64_t th)
 
 PG_AI bool nchw_s1_configure_s(const poolgrad_problem *pr, poolgrad_kernel_conf *conf, const int S)
 {
-    if (!(pg_gi_rows(pr) && pg_div_small(pr) && pg_band_k_ok(pr) && pr->s[2] == S && pr->k[2] <= PG_S1K))
+    if (!(pg_gi_rows(pr) && pg_div_small(pr) && pg_band_k_ok(pr) && pr->s[2] == S && (S == 1 ? pr->k[2] <= PG_S1K : pr->k[2] == 3)))
         return false;
     const int64_t sd = pg_min(pg_ceil_div(pr->k[0], pr->s[0]), pg_max(pr->out[0], 1));
     const int64_t IH = pg_max(pr->in[1], 1);
@@ -55,7 +72,7 @@ PG_AI bool nchw_s1_configure_s(const poolgrad_problem *pr, poolgrad_kernel_conf 
      * row), then the tallest tile, then both spread evenly */
     const int64_t chunks = pg_max(pg_ceil_div(pr->in[2], VL), 1), s1 = pg_min(pr->s[1], (int64_t)1 << 30);
     for (int64_t G = pg_min(PG_S1G, chunks); G >= 1; G--) {
-        const int64_t len = pg_s1_len(pr, G), cap = (PG_S1Q - len) / (sd * len); /* oh rows per slot */
+        const int64_t len = pg_s1_len(pr, G, S), cap = (PG_S1Q - len) / (sd * len); /* oh rows per slot */
         const int64_t th = pg_s1_tile_rows(pr, IH) <= cap ? IH : pg_min(IH, cap * s1 - pr->k[1] + 1);
         if (th < 1 || (th < pg_min(IH, PG_S1TH) && G > 1))
             continue;
@@ -65,7 +82,7 @@ PG_AI bool nchw_s1_configure_s(const poolgrad_problem *pr, poolgrad_kernel_conf 
         conf->tile_h = tb;
         conf->band_sd = sd;
         conf->band_sh = pg_s1_tile_rows(pr, tb);
-        conf->band_len = pg_s1_len(pr, gb);
+        conf->band_len = pg_s1_len(pr, gb, S);
         conf->band_slabs = tb == IH;
         conf->stream_stores = pg_stream_worth(pr, conf->w_block);
         return true;
@@ -75,10 +92,18 @@ PG_AI bool nchw_s1_configure_s(const poolgrad_problem *pr, poolgrad_kernel_conf 
 static bool nchw_s1_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf) { return nchw_s1_configure_s(pr, conf, 1); }
 static bool nchw_s2_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf) { return nchw_s1_configure_s(pr, conf, 2); }
 
-/* The sums of a block's first nr rows into gradInput: G chunks each, the last one nlast lanes wide. */
+/* The sums of a block's first nr rows into gradInput: G chunks each, the last one nlast lanes wide (stride 2:
+ * each pair of accumulators, even and odd columns, interleaved first). */
 PG_AI void nchw_s1_store(vf (*acc)[PG_S1G], char *const *dst, int nr, int64_t nlast, const int G, const int R,
-                         int64_t es, bool stream, poolgrad_dtype dt)
+                         const int S, int64_t es, bool stream, poolgrad_dtype dt)
 {
+    if (S == 2)
+        for (int r = 0; r < R; r++)
+            for (int i = 0; i < G; i += 2) {
+                const vf e = acc[r][i], o = acc[r][i + 1];
+                acc[r][i] = vf_zip2_lo(e, o);
+                acc[r][i + 1] = vf_zip2_hi(e, o);
+            }
     for (int r = 0; r < R; r++)
         for (int i = 0; i < G; i++)
             if (r < nr) {
@@ -90,18 +115,35 @@ PG_AI void nchw_s1_store(vf (*acc)[PG_S1G], char *const *dst, int nr, int64_t nl
             }
 }
 
+/* Stride 2: the terms of band row q for the pairs of chunks of a row's accumulators, as the phase mask PH says. */
+PG_AI void nchw_s2_add(vf *acc, const float *q, const int G, const unsigned PH)
+{
+    for (int i = 0; i < G; i += 2) {
+        const vf a = vf_loadu(q + i / 2 * VL), b = vf_loadu(q + i / 2 * VL + 1);
+        if (PH & 1u)
+            acc[i] = vf_add(acc[i], a);
+        if (PH & 2u)
+            acc[i] = vf_add(acc[i], b);
+        if (PH & 4u)
+            acc[i + 1] = vf_add(acc[i + 1], a);
+        if (PH & 8u)
+            acc[i + 1] = vf_add(acc[i + 1], b);
+    }
+}
+
 /*
  * A block of R rows (nr of them real) of one plane, G chunks each: row r adds, for od in [od0, od1) and
- * t < nhmax, the band row (od, oh0[r] + t) (the zero row when t >= nh[r]) at offsets j = 0 .. k - 1.
- * G and R are constants at every call, so the accumulators live in registers.
+ * t < nhmax, the band row (od, oh0[r] + t) (the zero row when t >= nh[r]) at offsets j = 0 .. k - 1 (stride 2:
+ * nchw_s2_add). G and R are constants at every call, so the accumulators live in registers.
  */
 PG_AI void nchw_s1_block(const float *qb, const float *zrow, int64_t SD, int64_t slab, int64_t len, int64_t od0,
                          int64_t od1, const int64_t *oh0, const int64_t *nh, int64_t nhmax, int64_t k, char *const *dst,
-                         int nr, int64_t nlast, const int G, const int R, int64_t es, bool stream, poolgrad_dtype dt)
+                         int nr, int64_t nlast, const int G, const int R, const int S, const unsigned PH, int64_t es,
+                         bool stream, poolgrad_dtype dt)
 {
     vf acc[PG_S1R][PG_S1G];
     for (int r = 0; r < R; r++)
-        for (int i = 0; i < G; i++)
+        for (int i = 0; i < G + (S == 2 && G % 2); i++) /* stride 2: pairs */
             acc[r][i] = vf_zero();
     for (int64_t od = od0; od < od1; od++) {
         const float *s = qb + (od % SD) * slab;
@@ -109,13 +151,17 @@ PG_AI void nchw_s1_block(const float *qb, const float *zrow, int64_t SD, int64_t
             const float *q[PG_S1R];
             for (int r = 0; r < R; r++)
                 q[r] = t < nh[r] ? s + (oh0[r] + t) * len : zrow;
-            for (int64_t j = 0; j < k; j++)
+            if (S == 2)
                 for (int r = 0; r < R; r++)
-                    for (int i = 0; i < G; i++)
-                        acc[r][i] = vf_add(acc[r][i], vf_loadu(q[r] + i * VL + j));
+                    nchw_s2_add(acc[r], q[r], G, PH);
+            else
+                for (int64_t j = 0; j < k; j++)
+                    for (int r = 0; r < R; r++)
+                        for (int i = 0; i < G; i++)
+                            acc[r][i] = vf_add(acc[r][i], vf_loadu(q[r] + i * VL + j));
         }
     }
-    nchw_s1_store(acc, dst, nr, nlast, G, R, es, stream, dt);
+    nchw_s1_store(acc, dst, nr, nlast, G, R, S, es, stream, dt);
 }
 
 /*
@@ -126,8 +172,15 @@ PG_AI void nchw_s1_block(const float *qb, const float *zrow, int64_t SD, int64_t
  * at R = 4), and stride 2 with k = 3 (rows of one and two oh rows alternating: no zero row added).
  * covers, NU, G and R are constants at every call (the branches fold away).
  */
-PG_AI void nchw_s1_cover_row(vf (*acc)[PG_S1G], const float *q, int64_t k, const unsigned cover, const int G, const int R)
+PG_AI void nchw_s1_cover_row(vf (*acc)[PG_S1G], const float *q, int64_t k, const unsigned cover, const int G, const int R,
+                              const int S, const unsigned PH)
 {
+    if (S == 2) {
+        for (int r = 0; r < R; r++)
+            if (cover >> r & 1u)
+                nchw_s2_add(acc[r], q, G, PH);
+        return;
+    }
     for (int64_t j = 0; j < k; j++)
         for (int i = 0; i < G; i++) {
             const vf v = vf_loadu(q + i * VL + j);
@@ -139,28 +192,29 @@ PG_AI void nchw_s1_cover_row(vf (*acc)[PG_S1G], const float *q, int64_t k, const
 
 PG_AI void nchw_s1_block_cover(const float *qb, int64_t SD, int64_t slab, int64_t len, int64_t od0, int64_t od1,
                                int64_t oh0, int64_t k, char *const *dst, int64_t nlast, const unsigned covers,
-                               const int NU, const int G, const int R, int64_t es, bool stream, poolgrad_dtype dt)
+                               const int NU, const int G, const int R, const int S, const unsigned PH, int64_t es, bool stream,
+                               poolgrad_dtype dt)
 {
     vf acc[PG_S1R][PG_S1G];
     for (int r = 0; r < R; r++)
-        for (int i = 0; i < G; i++)
+        for (int i = 0; i < G + (S == 2 && G % 2); i++) /* stride 2: pairs */
             acc[r][i] = vf_zero();
     for (int64_t od = od0; od < od1; od++) {
         const float *s = qb + (od % SD) * slab + oh0 * len;
         /* written out: a loop over u is not unrolled, and the cover tests stay branches */
-        nchw_s1_cover_row(acc, s, k, covers & 15u, G, R);
+        nchw_s1_cover_row(acc, s, k, covers & 15u, G, R, S, PH);
         if (NU > 1)
-            nchw_s1_cover_row(acc, s + len, k, covers >> 4 & 15u, G, R);
+            nchw_s1_cover_row(acc, s + len, k, covers >> 4 & 15u, G, R, S, PH);
         if (NU > 2)
-            nchw_s1_cover_row(acc, s + 2 * len, k, covers >> 8 & 15u, G, R);
+            nchw_s1_cover_row(acc, s + 2 * len, k, covers >> 8 & 15u, G, R, S, PH);
         if (NU > 3)
-            nchw_s1_cover_row(acc, s + 3 * len, k, covers >> 12 & 15u, G, R);
+            nchw_s1_cover_row(acc, s + 3 * len, k, covers >> 12 & 15u, G, R, S, PH);
         if (NU > 4)
-            nchw_s1_cover_row(acc, s + 4 * len, k, covers >> 16 & 15u, G, R);
+            nchw_s1_cover_row(acc, s + 4 * len, k, covers >> 16 & 15u, G, R, S, PH);
         if (NU > 5)
-            nchw_s1_cover_row(acc, s + 5 * len, k, covers >> 20 & 15u, G, R);
+            nchw_s1_cover_row(acc, s + 5 * len, k, covers >> 20 & 15u, G, R, S, PH);
     }
-    nchw_s1_store(acc, dst, R, nlast, G, R, es, stream, dt);
+    nchw_s1_store(acc, dst, R, nlast, G, R, S, es, stream, dt);
 }
 
 /* The block's rows (all R real) have the shape of a pattern with its own code: 1 for PG_S1_SLIDE4/2 (k = 3 and
@@ -190,10 +244,10 @@ static inline int nchw_s1_shape(const int64_t *oh0, const int64_t *nh, int R)
 #define PG_S1_ALTB(R) ((R) == 4 ? PG_S1_ALT4B : PG_S1_ALT2B)
 
 /* Rows [u0, u1) of slab od of plane (n, c) into a slot: columns [c0, c1) of each at their band offsets
- * (ow * S - lo), the same division as the prepare pass; the floats outside them keep their zeros. */
+ * (ow - lo), the same division as the prepare pass; the floats outside them keep their zeros. */
 PG_AI void nchw_s1_divide(const poolgrad_problem *pr, float *slab, const float *fwt, const pg_axis *axd,
                           const pg_axis *axh, int64_t n, int64_t c, int64_t od, int64_t u0, int64_t u1, int64_t lo,
-                          int64_t c0, int64_t c1, int64_t len, const char *go_end, const int S, poolgrad_dtype dt)
+                          int64_t c0, int64_t c1, int64_t len, const char *go_end, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t *os = pr->go_stride;
@@ -202,7 +256,7 @@ PG_AI void nchw_s1_divide(const poolgrad_problem *pr, float *slab, const float *
     const int64_t fd = ovr ? 1 : pg_axis_factor(axd, pr, od);
     for (int64_t oh = u0; oh < u1; oh++)
         pg_q_divide(pr, PG_QW, g + oh * os[PG_H] * es, c0, c1, ovr ? 1 : fd * pg_axis_factor(axh, pr, oh), fwt, NULL,
-                    go_end, slab + (oh - u0) * len + (c0 * S - lo), 0, S == 1 ? PG_QD_KEEP : PG_QD_STUFF2, dt);
+                    go_end, slab + (oh - u0) * len + (c0 - lo), 0, PG_QD_KEEP, dt);
 }
 
 /* Row u0, column c0 of the slab after (n, c, od): od + 1 of the plane, or when last (the plane's last tile
@@ -227,7 +281,7 @@ PG_AI const char *nchw_s1_next_slab(const poolgrad_problem *pr, int64_t n, int64
 }
 
 PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, int64_t begin, int64_t end,
-                          const int S, const bool stream, poolgrad_dtype dt)
+                          const int S, const unsigned PH, const bool stream, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], IW = pr->in[2];
@@ -256,16 +310,15 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
         for (int64_t wb = 0; wb < IW; wb += conf->w_block) {
             const int G = (int)pg_min(conf->w_block / VL, pg_ceil_div(IW - wb, VL));
             const int64_t nlast = IW - wb - (int64_t)(G - 1) * VL < VL ? IW - wb - (int64_t)(G - 1) * VL : VL;
-            const int64_t lo = wb + pr->p[2] - k + 1; /* band column 0: ow * S = lo */
-            const int64_t c0 = lo > 0 ? (lo + S - 1) / S : 0, c1 = pg_min(OW, (lo + len + S - 1) / S);
-            const int64_t nz0 = c0 * S - lo, nz1 = c1 > c0 ? (c1 - 1) * S - lo + 1 : nz0; /* band columns written */
+            const int64_t lo = pg_s1_lo(pr, wb, S); /* band column 0: ow = lo */
+            const int64_t c0 = pg_max(lo, 0), c1 = pg_min(OW, lo + len);
+            const int64_t nz0 = c0 - lo, nz1 = c1 > c0 ? c1 - lo : nz0; /* band columns written */
             if (wb != fwt_wb) { /* the same for every plane: a plane of a few rows would spend more on it than on its sums */
                 for (int64_t t = 0; t < c1 - c0 + VL; t++)
                     fwt[t] = !ovr && c0 + t < c1 ? pg_dfac(pr, pg_factor(pr, 2, c0 + t)) : 1.0f;
                 fwt_wb = wb;
             }
-            /* band columns [nz0, nz1) of every row are divided into (stuffed: every other one a value); the
-             * others must read +0.0 */
+            /* band columns [nz0, nz1) of every row are divided into; the others must read +0.0 */
             if (zc0 < zc1 && (nz0 > zc0 || nz1 < zc1)) {
                 for (int64_t row = 0; row < SD * conf->band_sh; row++) {
                     if (nz0 > zc0)
@@ -298,7 +351,7 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
                         for (int64_t od = od0; od < od1; od++) {
                             const int64_t sl = od % SD;
                             if (tag[sl] != od) {
-                                nchw_s1_divide(pr, qb + sl * slab, fwt, axd, axh, pn, pc, od, u0, u1, lo, c0, c1, len, go_end, S, dt);
+                                nchw_s1_divide(pr, qb + sl * slab, fwt, axd, axh, pn, pc, od, u0, u1, lo, c0, c1, len, go_end, dt);
                                 tag[sl] = od;
                                 pf = nchw_s1_next_slab(pr, pn, pc, od, u0, c0, last, es);
                                 pf_i = 0;
@@ -331,7 +384,7 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
                         if (S == 1 ? shape == 1 : shape >= 2) {
 /* the pattern's block for G = g (R = PG_S1RG(g)): stride 1 has one pattern, stride 2 two */
 #define PG_S1_COVER_CALL(g, P) \
-    nchw_s1_block_cover(qb, SD, slab, len, od0, od1, oh0[0], k, dst, nlast, (P) & 0xfffffffu, (int)((P) >> 28), g, PG_S1RG(g), es, stream, dt)
+    nchw_s1_block_cover(qb, SD, slab, len, od0, od1, oh0[0], k, dst, nlast, (P) & 0xfffffffu, (int)((P) >> 28), g, PG_S1RG(g), S, PH, es, stream, dt)
 #define PG_S1_COVER_G(g) \
     do { \
         if (S == 1) \
@@ -351,10 +404,10 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
 #undef PG_S1_COVER_CALL
                         } else {
                             switch (G) { /* constant G and R: the accumulators in registers */
-                            case 1: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 1, PG_S1RG(1), es, stream, dt); break;
-                            case 2: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 2, PG_S1RG(2), es, stream, dt); break;
-                            case 3: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 3, PG_S1RG(3), es, stream, dt); break;
-                            default: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 4, PG_S1RG(4), es, stream, dt); break;
+                            case 1: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 1, PG_S1RG(1), S, PH, es, stream, dt); break;
+                            case 2: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 2, PG_S1RG(2), S, PH, es, stream, dt); break;
+                            case 3: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 3, PG_S1RG(3), S, PH, es, stream, dt); break;
+                            default: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 4, PG_S1RG(4), S, PH, es, stream, dt); break;
                             }
                         }
                         h += nr;
@@ -376,14 +429,17 @@ static void nchw_s1_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *
                         int64_t end)
 {
     (void)ws;
-    PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nchw_s1_run_dt, pr, conf, begin, end, 1);
+    PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nchw_s1_run_dt, pr, conf, begin, end, 1, 0u);
 }
 
 static void nchw_s2_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
                         int64_t end)
 {
     (void)ws;
-    PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nchw_s1_run_dt, pr, conf, begin, end, 2);
+    if (pr->p[2] & 1)
+        PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nchw_s1_run_dt, pr, conf, begin, end, 2, PG_S2_PODD);
+    else
+        PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nchw_s1_run_dt, pr, conf, begin, end, 2, PG_S2_PEVEN);
 }
 
 const poolgrad_kernel PG_KSYM(nchw_s1) = {

@@ -28,14 +28,11 @@
  *   PG_QD_BAND   q is a stack band with room for whole vectors: full stores; PG_QW also loads whole
  *                vectors wherever they end inside the gradOutput view (go_end; the lanes past i1 are
  *                never picked);
- *   PG_QD_KEEP   PG_QW: loads as PG_QD_BAND, stores as PG_QD_EXACT (the floats past i1 keep their value);
- *   PG_QD_STUFF2 PG_QW: loads as PG_QD_BAND; q[2 (ow - i0)] with +0.0 between, the zero-stuffed row of
- *                stride 2, stored up to its last value (q[2 (i1 - 1 - i0)]) and no further.
+ *   PG_QD_KEEP   PG_QW: loads as PG_QD_BAND, stores as PG_QD_EXACT (the floats past i1 keep their value).
  */
 #define PG_QD_EXACT 0
 #define PG_QD_BAND 1
 #define PG_QD_KEEP 2
-#define PG_QD_STUFF2 3
 PG_AI void pg_q_divide(const poolgrad_problem *pr, int order, const char *g, int64_t i0, int64_t i1, int64_t fdh,
                        const float *fw, const pg_axis *axw, const char *go_end, float *q, int64_t pitch, int mode,
                        poolgrad_dtype dt)
@@ -58,18 +55,7 @@ PG_AI void pg_q_divide(const poolgrad_problem *pr, int order, const char *g, int
             const vf x = pg_ld_line(gl, i, vstride, unit, full, nl, dt);
             const vf dv = order == PG_QW && !ovr ? vf_mul(dvs, vf_loadu(fw + (i - i0))) : dvs;
             const vf v = pg_quot(pr, x, dv);
-            if (mode == PG_QD_STUFF2) {
-                float *d = ql + 2 * (i - i0);
-                if (i + VL < i1) { /* the next vector's stores follow */
-                    vf_storeu(d, vf_stuff2_lo(v));
-                    vf_storeu(d + VL, vf_stuff2_hi(v));
-                } else {
-                    const int64_t n2 = 2 * nl - 1; /* up to the last value */
-                    vf_storeu_part(d, vf_stuff2_lo(v), pg_min(n2, VL));
-                    if (n2 > VL)
-                        vf_storeu_part(d + VL, vf_stuff2_hi(v), n2 - VL);
-                }
-            } else if (mode == PG_QD_BAND || nl == VL)
+            if (mode == PG_QD_BAND || nl == VL)
                 vf_storeu(ql + (i - i0), v);
             else
                 pg_st_n((char *)(ql + (i - i0)), v, nl, POOLGRAD_F32);

@@ -18,7 +18,7 @@
  *                                                                             +0.0 there, acc never being -0.0)
  *   vh vh_loadu vh_storeu vh_widen vh_narrow                                  VL 16-bit values (vh), to and from lanes
  *   vlanes vlanes_load, vsel vsel_at, vf_pick1 vf_pick2 vf_pick, vsel_keep vsel_put vsel_get   masked picks
- *   vf_stuff2_lo vf_stuff2_hi                                                 half the lanes, +0.0 between them
+ *   vf_zip2_lo vf_zip2_hi                                                     half the lanes of two vectors, interleaved
  *   vf_dup2_lo vf_dup2_hi                                                     half the lanes, each twice
  * and this file adds, on top of them and identical at every level:
  *   vf_pick_mem                                 the scalar gather for segments longer than two registers

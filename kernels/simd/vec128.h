@@ -89,10 +89,10 @@ PG_AI vh vh_cvt_f16_hw(vf f)
 }
 #endif
 
-/* lanes 0 .. VL/2 - 1 (lo) or VL/2 .. VL - 1 (hi) of v at the even lanes, +0.0 at the odd ones (stuff2), or
+/* the lanes of the low (lo) or high (hi) halves of a and b interleaved, a at the even lanes (zip2), or of v
  * at both (dup2) */
-PG_AI vf vf_stuff2_lo(vf v) { return simde_mm_unpacklo_ps(v, vf_zero()); }
-PG_AI vf vf_stuff2_hi(vf v) { return simde_mm_unpackhi_ps(v, vf_zero()); }
+PG_AI vf vf_zip2_lo(vf a, vf b) { return simde_mm_unpacklo_ps(a, b); }
+PG_AI vf vf_zip2_hi(vf a, vf b) { return simde_mm_unpackhi_ps(a, b); }
 PG_AI vf vf_dup2_lo(vf v) { return simde_mm_unpacklo_ps(v, v); }
 PG_AI vf vf_dup2_hi(vf v) { return simde_mm_unpackhi_ps(v, v); }
 

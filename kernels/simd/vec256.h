@@ -99,13 +99,13 @@ PG_AI vf vf_perm2(vi idx, vf a, vf b)
     return simde_mm256_blendv_ps(r, r1, vm_gt(idx, vi_set1(VL - 1)));
 }
 
-/* lanes 0 .. VL/2 - 1 (lo) or VL/2 .. VL - 1 (hi) of v at the even lanes, +0.0 at the odd ones (stuff2), or
- * at both (dup2) */
-static const int32_t pg_stuff2_idx[2 * VL] = { 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7 };
-PG_AI vf vf_stuff2_lo(vf v) { return simde_mm256_blend_ps(vf_zero(), vf_perm1(vi_loadu(pg_stuff2_idx), v), 0x55); }
-PG_AI vf vf_stuff2_hi(vf v) { return simde_mm256_blend_ps(vf_zero(), vf_perm1(vi_loadu(pg_stuff2_idx + VL), v), 0x55); }
-PG_AI vf vf_dup2_lo(vf v) { return vf_perm1(vi_loadu(pg_stuff2_idx), v); }
-PG_AI vf vf_dup2_hi(vf v) { return vf_perm1(vi_loadu(pg_stuff2_idx + VL), v); }
+/* the lanes of the low (lo) or high (hi) halves of a and b interleaved, a at the even lanes (zip2: the
+ * unpacks interleave within 128-bit halves, one vperm2f128 takes the right halves), or of v at both (dup2) */
+PG_AI vf vf_zip2_lo(vf a, vf b) { return simde_mm256_permute2f128_ps(simde_mm256_unpacklo_ps(a, b), simde_mm256_unpackhi_ps(a, b), 0x20); }
+PG_AI vf vf_zip2_hi(vf a, vf b) { return simde_mm256_permute2f128_ps(simde_mm256_unpacklo_ps(a, b), simde_mm256_unpackhi_ps(a, b), 0x31); }
+static const int32_t pg_dup2_idx[2 * VL] = { 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7 };
+PG_AI vf vf_dup2_lo(vf v) { return vf_perm1(vi_loadu(pg_dup2_idx), v); }
+PG_AI vf vf_dup2_hi(vf v) { return vf_perm1(vi_loadu(pg_dup2_idx + VL), v); }
 
 /* ---- lane selectors and masked picks (see vec.h): selectors in registers, shared with the other
  * wide level */

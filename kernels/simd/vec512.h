@@ -152,14 +152,17 @@ PG_AI vf vf_permz1(vm m, vi idx, vf a) { return simde_mm512_maskz_permutexvar_ps
 /* lane l = (a ++ b)[idx[l]] (idx < 2 VL) */
 PG_AI vf vf_permz2(vm m, vi idx, vf a, vf b) { return simde_mm512_maskz_permutex2var_ps(m, a, idx, b); }
 
-/* lanes 0 .. VL/2 - 1 (lo) or VL/2 .. VL - 1 (hi) of v at the even lanes, +0.0 at the odd ones (stuff2), or
- * at both (dup2) (the index vectors from memory: gcc builds a simde_mm512_set_epi32 lane by lane, 16 masked broadcasts per call) */
-static const int32_t pg_stuff2_idx[2 * VL] = { 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
-                                               8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15 };
-PG_AI vf vf_stuff2_lo(vf v) { return vf_permz1(0x5555, vi_loadu(pg_stuff2_idx), v); }
-PG_AI vf vf_stuff2_hi(vf v) { return vf_permz1(0x5555, vi_loadu(pg_stuff2_idx + VL), v); }
-PG_AI vf vf_dup2_lo(vf v) { return simde_mm512_permutexvar_ps(vi_loadu(pg_stuff2_idx), v); }
-PG_AI vf vf_dup2_hi(vf v) { return simde_mm512_permutexvar_ps(vi_loadu(pg_stuff2_idx + VL), v); }
+/* the lanes of the low (lo) or high (hi) halves of a and b interleaved, a at the even lanes (zip2), or of v
+ * at both (dup2) (the index vectors from memory: gcc builds a simde_mm512_set_epi32 lane by lane, 16 masked
+ * broadcasts per call) */
+static const int32_t pg_zip2_idx[2 * VL] = { 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23,
+                                             8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31 };
+static const int32_t pg_dup2_idx[2 * VL] = { 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
+                                             8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15 };
+PG_AI vf vf_zip2_lo(vf a, vf b) { return simde_mm512_permutex2var_ps(a, vi_loadu(pg_zip2_idx), b); }
+PG_AI vf vf_zip2_hi(vf a, vf b) { return simde_mm512_permutex2var_ps(a, vi_loadu(pg_zip2_idx + VL), b); }
+PG_AI vf vf_dup2_lo(vf v) { return simde_mm512_permutexvar_ps(vi_loadu(pg_dup2_idx), v); }
+PG_AI vf vf_dup2_hi(vf v) { return simde_mm512_permutexvar_ps(vi_loadu(pg_dup2_idx + VL), v); }
 
 /* ---- lane selectors and masked picks (see vec.h): selectors in registers, shared with the other
  * wide level */

@@ -461,8 +461,10 @@ static void part_band_modes(void)
  * The blockings of the shifted-load kinds (_nchw_s1, _nchw_s2: stride 1 or 2 along W), each reached on purpose
  * on every ISA (the test fails if configure() no longer picks them): tiles along H shorter than the plane (the
  * band holds only a tile's oh rows), every row in one tile, and several W blocks (halo columns divided twice);
- * blocks with their own code (k = 3 along H with stride 1 or 2) and others.
+ * blocks with their own code (k = 3 along H with stride 1 or 2) and others; stride 2 with either parity of p along
+ * W, and a W block with a half-used pair of accumulators; stride 2 with k != 3 along W rejected.
  */
+static void expect_taken(const tcase *tc, bool ok, const char *desc);
 static void part_s1_blockings(void)
 {
     const bool s2 = family_is("nchw_s2");
@@ -479,9 +481,12 @@ static void part_s1_blockings(void)
     }, cases2[] = {
         { 3, { 1, 2, 5, 900, 20 }, 3, 2, 1, TILED, "3D k3 s2, tiles along H" },
         { 2, { 2, 3, 56, 56 }, 3, 2, 1, ONE_TILE, "2D k3 s2 p1, one tile" },
-        { 2, { 1, 2, 9, 301 }, 5, 2, 2, ONE_TILE | W_BLOCKS, "2D k5 s2, W blocks" },
+        { 2, { 1, 2, 9, 301 }, 3, 2, 1, ONE_TILE | W_BLOCKS, "2D k3 s2 p1, W blocks" },
         { 3, { 1, 1, 5, 900, 151 }, 3, 2, 0, TILED | W_BLOCKS, "3D k3 s2 p0, tiles and W blocks" },
-        { 2, { 1, 2, 17, 70 }, 2, 2, 0, ONE_TILE | W_BLOCKS, "2D k2 s2, W blocks" },
+        { 2, { 1, 2, 11, 40 }, 3, 2, 1, ONE_TILE, "2D k3 s2 p1, W 40 (3 chunks at 512 bits: a half-used pair)" },
+        { 2, { 1, 2, 7, 9 }, 3, 2, 0, ONE_TILE, "2D k3 s2 p0, W 9" },
+        { 2, { 1, 2, 9, 301 }, 5, 2, 2, 0, "2D k5 s2: rejected (k = 3 only)" },
+        { 2, { 1, 2, 17, 70 }, 2, 2, 0, 0, "2D k2 s2: rejected (k = 3 only)" },
     };
     const s1_case *cases = s2 ? cases2 : cases1;
     const size_t ncases = s2 ? sizeof cases2 / sizeof cases2[0] : sizeof cases1 / sizeof cases1[0];
@@ -492,6 +497,12 @@ static void part_s1_blockings(void)
             tcase tc;
             make_fixed_case(&r, &tc, &pa, rank, cases[ci].shape, LAYOUT_ROWMAJOR, (poolgrad_dtype)dt, cases[ci].desc);
             const poolgrad_problem *pr = &tc.plan->problem;
+            if (cases[ci].expect == 0) { /* rejected */
+                expect_taken(&tc, false, cases[ci].desc);
+                check_kernels(&r, &tc);
+                free_case(&tc);
+                continue;
+            }
             for (size_t i = 0; i < NKERNELS; i++) {
                 poolgrad_kernel_conf conf;
                 if (!in_scope(all_kernels[i]) || !cpu_runs(all_kernels[i]))
