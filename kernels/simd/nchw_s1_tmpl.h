@@ -432,14 +432,36 @@ static void nchw_s1_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *
     PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nchw_s1_run_dt, pr, conf, begin, end, 1, 0u);
 }
 
+/* One outlined function per (phase mask, dtype, streaming), each holding one band: inlined together, the
+ * compiler need not share their stack slots (with SIMDe's portable vectors it did not, over the stack limit). */
+#define PG_S2_OUTLINE(ph, dt, st) \
+    static __attribute__((noinline)) void nchw_s2_##ph##_##dt##st(const poolgrad_problem *pr, \
+                                                                  const poolgrad_kernel_conf *conf, int64_t b, int64_t e) \
+    { \
+        nchw_s1_run_dt(pr, conf, b, e, 2, PG_S2_##ph, st, POOLGRAD_##dt); \
+    }
+#define PG_S2_OUTLINE_ALL(ph) \
+    PG_S2_OUTLINE(ph, F32, true) PG_S2_OUTLINE(ph, F32, false) PG_S2_OUTLINE(ph, F16, false) PG_S2_OUTLINE(ph, BF16, false)
+PG_S2_OUTLINE_ALL(PODD)
+PG_S2_OUTLINE_ALL(PEVEN)
+#undef PG_S2_OUTLINE_ALL
+#undef PG_S2_OUTLINE
+
 static void nchw_s2_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
                         int64_t end)
 {
     (void)ws;
-    if (pr->p[2] & 1)
-        PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nchw_s1_run_dt, pr, conf, begin, end, 2, PG_S2_PODD);
-    else
-        PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nchw_s1_run_dt, pr, conf, begin, end, 2, PG_S2_PEVEN);
+    const bool odd = pr->p[2] & 1;
+    switch (pr->dtype) {
+    case POOLGRAD_F16: (odd ? nchw_s2_PODD_F16false : nchw_s2_PEVEN_F16false)(pr, conf, begin, end); break;
+    case POOLGRAD_BF16: (odd ? nchw_s2_PODD_BF16false : nchw_s2_PEVEN_BF16false)(pr, conf, begin, end); break;
+    default:
+        if (conf->stream_stores)
+            (odd ? nchw_s2_PODD_F32true : nchw_s2_PEVEN_F32true)(pr, conf, begin, end);
+        else
+            (odd ? nchw_s2_PODD_F32false : nchw_s2_PEVEN_F32false)(pr, conf, begin, end);
+        break;
+    }
 }
 
 const poolgrad_kernel PG_KSYM(nchw_s1) = {
