@@ -42,10 +42,11 @@ static bool nchw_prefers(const poolgrad_problem *pr, const poolgrad_kernel_conf 
 }
 
 /* The stride-2 shifted-load kind (k = 3 along W: even and odd columns summed apart, every add a real term)
- * has no speed rule: against _nchw_b it took 0.55-0.70 of the time on the standard suite's k3s2p1 NCHW/NCDHW rows
- * (AVX-512, every dtype, bf16 included), 0.58-0.98 under the AVX2 cap and 0.15-0.37 under the SSE2 cap (rows of
- * several W blocks), 0.55-1.05 on 112x112, 80x80, 28x28, 14x14, p 0, kh 5 and 7, and stride 1 along H (AMD Zen 4,
- * single thread, medians of 4-8 interleaved rounds, 2026-12-04). */
+ * has no speed rule. Against what the rule before it chose (its zero-stuffed predecessor, or _nchw_b for bf16 2D,
+ * rows of several W blocks and k > 3 along H) it took 0.55-0.70 of the time on the standard suite's k3s2p1
+ * NCHW/NCDHW rows (AVX-512, every dtype), 0.58-0.98 under the AVX2 cap and 0.15-0.37 under the SSE2 cap (rows of
+ * two W blocks, from _nchw_b), 0.55-1.05 on 112x112, 80x80, 28x28, 14x14, p 0, kh 5 and 7, and stride 1 along H
+ * (AMD Zen 4, single thread, medians of 4-8 interleaved rounds, 2026-12-04). */
 
 /* The direct channels-last kernel divides (and widens f16/bf16) once per term; the band and workspace
  * kinds divide once per gradOutput element but re-read q. Measured on AMD Zen 5 (AVX-512, single thread,
