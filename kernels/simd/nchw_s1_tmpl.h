@@ -46,7 +46,7 @@ static inline int64_t pg_s1_len(const poolgrad_problem *pr, int64_t G, int S)
 /* band column 0 of the W block at wb: gradOutput column wb + p - k + 1 (stride 1), ceil((wb + p - 2) / 2) (stride 2) */
 static inline int64_t pg_s1_lo(const poolgrad_problem *pr, int64_t wb, int S)
 {
-    const int64_t x = wb + pr->p[2] - pr->k[2] + 1; /* >= -2 */
+    const int64_t x = wb + pr->p[2] - pr->k[2] + 1; /* stride 2 takes k = 3 only: x >= -2 there */
     return S == 1 ? x : (x + 3) / 2 - 1;
 }
 
