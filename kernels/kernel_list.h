@@ -4,7 +4,7 @@
  * are listed (POOLGRAD_HAVE_* from the generated poolgrad_config.h). Within an ISA: global pooling,
  * W-vectorized doubled q rows (k = s = 2 along W), direct, flat narrow planes, W stride 1 and 2 (shifted
  * loads), banded pre-divided and workspace pre-divided, then channels-last register-window (stride 1, k 3
- * along W), direct, banded and workspace.
+ * along W), one window per element (k <= s), direct, banded and workspace.
  * The scalar reference is last and supports everything.
  */
 #ifndef POOLGRAD_KERNELS_KERNEL_LIST_H
@@ -23,6 +23,7 @@
     X(poolgrad_kernel_##isa##_nchw_b) \
     X(poolgrad_kernel_##isa##_nchw_q) \
     X(poolgrad_kernel_##isa##_nhwc_s1) \
+    X(poolgrad_kernel_##isa##_nhwc_w1) \
     X(poolgrad_kernel_##isa##_nhwc) \
     X(poolgrad_kernel_##isa##_nhwc_b) \
     X(poolgrad_kernel_##isa##_nhwc_q)

@@ -48,10 +48,16 @@ static bool nchw_prefers(const poolgrad_problem *pr, const poolgrad_kernel_conf 
  * two W blocks, from _nchw_b), 0.55-1.05 on 112x112, 80x80, 28x28, 14x14, p 0, kh 5 and 7, and stride 1 along H
  * (AMD Zen 4, single thread, medians of 4-8 interleaved rounds, 2026-12-04). */
 
-/* The direct channels-last kernel divides (and widens f16/bf16) once per term; the band and workspace
+/* One term per element (k <= s on every axis) goes to the one-window kind, _nhwc_w1, with no speed rule:
+ * against _nhwc, which took those problems before it, the standard suite's k2s2 NHWC and 3D k2s2 NDHWC rows
+ * took 0.69-0.94 of the time in f16/bf16 and 0.90-1.08 in f32 (AVX-512, one and two threads), 0.55-1.13
+ * under the AVX2 cap and 0.51-1.28 under the SSE2 cap, where most rows took 0.5-0.9 and the few above 1 came
+ * out below 1 in the other run (AMD Zen 4, two runs of medians of 3-6 interleaved rounds, 2026-12-04).
+ *
+ * The direct channels-last kernel divides (and widens f16/bf16) once per term; the band and workspace
  * kinds divide once per gradOutput element but re-read q. Measured on AMD Zen 5 (AVX-512, single thread,
  * min over 4 interleaved rounds, every kind forced on the standard suite's channels-last rows):
- * - one term per element (k <= s): direct, every dtype (k2s2 f32 0.74 ms against 0.82-0.85);
+ * - one term per element (k <= s): direct, every dtype (k2s2 f32 0.74 ms against 0.82-0.85), before _nhwc_w1;
  * - two or more od rows per element (3D k3s2p1): dividing once wins (f32 _q 1.84 against direct 2.58 ms);
  * - one od row, up to 9 terms: the band, unless it cannot hold every channel of the window rows
  *   (inception f16 3.16 against band 4.34 ms: a channel-blocked band reads each gradOutput line and writes
@@ -67,8 +73,6 @@ static bool nhwc_band_channel_blocked(const poolgrad_problem *pr)
 static bool nhwc_prefers(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf)
 {
     (void)conf;
-    if (terms(pr) <= 1)
-        return true;
     if (ceil_div(pr->k[0], pr->s[0]) > 1 || terms(pr) > 9)
         return false;
     return nhwc_band_channel_blocked(pr);
@@ -108,8 +112,9 @@ static const struct kind_rule {
     { "nchw_q", "gradInput rows contiguous along W, divisors exact in float", NULL, NULL },
     { "nhwc_s1", "gradInput and gradOutput contiguous along C, stride 1 and k = 3 along W, at most 3 window rows per "
                  "gradInput row, divisors exact in float", NULL, NULL },
+    { "nhwc_w1", "gradInput and gradOutput contiguous along C, k <= s on every axis (one window per element)", NULL, NULL },
     { "nhwc", "gradInput and gradOutput contiguous along C",
-      "one term per element, or one od row and at most 9 terms when the band would be channel-blocked", nhwc_prefers },
+      "one od row and at most 9 terms when the band would be channel-blocked", nhwc_prefers },
     { "nhwc_b", "gradInput contiguous along C, the stack band holds a vector of channels", "one od row per gradInput row",
       nhwc_b_prefers },
     { "nhwc_q", "gradInput contiguous along C", NULL, NULL },

@@ -1,18 +1,18 @@
 /*
- * Template: the channels-last kernels (_nhwc, _nhwc_b, _nhwc_q). Included once per ISA translation
+ * Template: the channels-last kernels (_nhwc, _nhwc_s1, _nhwc_w1, _nhwc_b, _nhwc_q). Included once per ISA translation
  * unit by kernels_tmpl.h, after the vector layer, the axis tables and the q sources.
  *
  * Template parameters (defined by the including translation unit):
  *   PG_ISA        the poolgrad_isa the kernels are dispatched as
  *   PG_ISA_NAME   the kernel name prefix, used through PG_NAME
  *   PG_KSYM(x)    the symbol of kernel x
- * Defines: const poolgrad_kernel PG_KSYM(nhwc), PG_KSYM(nhwc_s1), PG_KSYM(nhwc_b), PG_KSYM(nhwc_q).
+ * Defines: const poolgrad_kernel PG_KSYM(nhwc), PG_KSYM(nhwc_s1), PG_KSYM(nhwc_w1), PG_KSYM(nhwc_b), PG_KSYM(nhwc_q).
  *
  * gradInput channels-last (C contiguous); work items are the rows (n, d, h) of IW pixels. All lanes of
- * a vector share their windows and divisor. Every kind runs one gradInput row at a time through one
- * pixel walker (nhwc_row): pixels in W order, f16/bf16 pixels sharing their windows computed and narrowed
- * once (up to PG_CLP), channel blocks of up to PG_CU vectors (nhwc_block), terms: the row's window rows
- * (od, oh), then ow.
+ * a vector share their windows and divisor. The kinds but _nhwc_s1 and _nhwc_w1 run one gradInput row at a
+ * time through one pixel walker (nhwc_row): pixels in W order, f16/bf16 pixels sharing their windows
+ * computed and narrowed once (up to PG_CLP), channel blocks of up to PG_CU vectors (nhwc_block), terms: the
+ * row's window rows (od, oh), then ow.
  *   _nhwc    direct: gradOutput C contiguous, divided per term (the divisor is (float) of the int64
  *            product, as in the reference).
  *   _nhwc_b  banded: q divided inside run into a stack band (qsource.h): rows in groups of PG_CBR;
@@ -23,6 +23,7 @@
  *   _nhwc_q  workspace: a prepare pass writes q in PG_QC order. Any gradOutput view.
  *   _nhwc_s1 stride 1 and k = 3 along W: its own walk, channel blocks outside, pixels inside, the q of a
  *            pixel's three windows kept in registers (below).
+ *   _nhwc_w1 k <= s on every axis: its own walk, over a row's windows instead of its pixels (below).
  */
 #ifndef PG_KSYM
 #error "nhwc_tmpl.h is a template: include it from kernels_tmpl.h"
@@ -382,6 +383,127 @@ static void nhwc_s1_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *
     PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nhwc_s1_run_dt, pr, begin, end);
 }
 
+/* ---- _nhwc_w1 */
+
+/*
+ * At most one window per element (k <= s on every axis): a gradInput row has at most one window row (od, oh),
+ * and along W window ow covers the pixels [ow s - p, ow s - p + k) of the row, clipped; the other pixels are
+ * +0.0. A row walks its windows in order: a window's channel block is divided (and narrowed) once and stored
+ * to each pixel it covers, and the pixels between windows are zeroed. _nhwc's walker does the same work per
+ * pixel and term: window ranges, pixel grouping and the divisor looked up for every pixel.
+ */
+static bool nhwc_w1_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
+{
+    if (!(pg_gi_cl(pr) && pr->k[0] <= pr->s[0] && pr->k[1] <= pr->s[1] && pr->k[2] <= pr->s[2] &&
+          (pg_go_empty(pr) || pg_unit(pr->c, pr->go_stride[PG_C]))))
+        return false;
+    *conf = pg_nhwc_conf(pr);
+    conf->stream_stores = pg_stream_worth(pr, pr->c);
+    return true;
+}
+
+/* Channels [c, c + NV VL) (NV == 0: the nl-lane tail) of the window at gradOutput pixel g (channel 0), divided by
+ * dv (g == NULL: +0.0), stored to the npix pixels from dst, gstep bytes apart. */
+PG_AI void nhwc_w1_block(const poolgrad_problem *pr, const char *g, const char *go_end, vf dv, char *dst, int64_t npix,
+                         int64_t gstep, int64_t c, const int NV, int64_t nl, bool stream, poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    const int nvec = NV ? NV : 1;
+    vf q[PG_CU];
+    for (int u = 0; u < nvec; u++) /* the sum of one term, from +0.0 as in the reference: -0.0 becomes +0.0 */
+        q[u] = !g ? vf_zero()
+                  : vf_add(vf_zero(), pg_quot(pr, NV ? pg_ld(g + (c + u * VL) * es, dt)
+                                                     : pg_ld_view(g + c * es, go_end, nl, dt), dv));
+    if (dt == POOLGRAD_F32) {
+        for (int64_t i = 0; i < npix; i++)
+            for (int u = 0; u < nvec; u++) {
+                char *d = dst + i * gstep + (c + u * VL) * es;
+                if (NV)
+                    pg_st_stream(d, q[u], dt, stream);
+                else
+                    pg_st_n(d, q[u], nl, dt);
+            }
+    } else { /* narrow once */
+        vh h[PG_CU];
+        for (int u = 0; u < nvec; u++)
+            h[u] = vh_from_vf(q[u], dt);
+        for (int64_t i = 0; i < npix; i++)
+            for (int u = 0; u < nvec; u++) {
+                char *d = dst + i * gstep + (c + u * VL) * es;
+                if (NV)
+                    vh_storeu(d, h[u]);
+                else
+                    vh_storeu_part(d, h[u], nl);
+            }
+    }
+}
+
+/* every channel of the npix pixels from dst: the window at g divided by dv, or +0.0 when g is NULL */
+PG_AI void nhwc_w1_pixels(const poolgrad_problem *pr, const char *g, const char *go_end, vf dv, char *dst,
+                          int64_t npix, int64_t gstep, bool stream, poolgrad_dtype dt)
+{
+    const int64_t C = pr->c;
+    int64_t c = 0;
+    for (; c + PG_CU * VL <= C; c += PG_CU * VL)
+        nhwc_w1_block(pr, g, go_end, dv, dst, npix, gstep, c, PG_CU, VL, stream, dt);
+    switch ((C - c) / VL) {
+    case 3: nhwc_w1_block(pr, g, go_end, dv, dst, npix, gstep, c, 3, VL, stream, dt); c += 3 * VL; break;
+    case 2: nhwc_w1_block(pr, g, go_end, dv, dst, npix, gstep, c, 2, VL, stream, dt); c += 2 * VL; break;
+    case 1: nhwc_w1_block(pr, g, go_end, dv, dst, npix, gstep, c, 1, VL, stream, dt); c += VL; break;
+    default: break;
+    }
+    if (c < C)
+        nhwc_w1_block(pr, g, go_end, dv, dst, npix, gstep, c, 0, C - c, stream, dt);
+}
+
+PG_AI void nhwc_w1_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, const bool stream, poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    const int64_t ID = pr->in[0], IH = pr->in[1], IW = pr->in[2], OW = pr->out[2];
+    const int64_t kw = pr->k[2], sw = pr->s[2], pw = pr->p[2];
+    const int64_t *gs = pr->gi_stride, *os = pr->go_stride;
+    const int64_t gstep = gs[PG_W] * es, wstep = os[PG_W] * es;
+    const bool ovr = pr->divisor_override != 0;
+    const char *const go_end = pg_go_end(pr, es);
+    pg_axis axes[3];
+    for (int a = 0; a < 3; a++)
+        pg_axis_init(&axes[a], pr, a);
+    pg_pos p = pg_pos_of(begin, IH, ID, 1);
+    for (int64_t row = begin; row < end; row++) {
+        char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
+        int64_t od0, od1, oh0, oh1, w = 0;
+        pg_axis_range(&axes[0], pr, p.d, &od0, &od1);
+        pg_axis_range(&axes[1], pr, p.h, &oh0, &oh1);
+        if (od0 < od1 && oh0 < oh1 && !pg_go_empty(pr)) {
+            const char *g = pr->go + (p.n * os[PG_N] + od0 * os[PG_D] + oh0 * os[PG_H]) * es;
+            const int64_t fdh = ovr ? 1 : pg_axis_factor(&axes[0], pr, od0) * pg_axis_factor(&axes[1], pr, oh0);
+            for (int64_t ow = 0; ow < OW && w < IW; ow++) {
+                const int64_t w0 = pg_max(ow * sw - pw, w), w1 = pg_min(ow * sw - pw + kw, IW);
+                if (w1 <= w0)
+                    continue;
+                if (w < w0)
+                    nhwc_w1_pixels(pr, NULL, go_end, vf_zero(), grow + w * gstep, w0 - w, gstep, stream, dt);
+                const vf dv =
+                    vf_set1(pg_dfac(pr, ovr ? pr->divisor_override : fdh * pg_axis_factor(&axes[2], pr, ow)));
+                nhwc_w1_pixels(pr, g + ow * wstep, go_end, dv, grow + w0 * gstep, w1 - w0, gstep, stream, dt);
+                w = w1;
+            }
+        }
+        if (w < IW)
+            nhwc_w1_pixels(pr, NULL, go_end, vf_zero(), grow + w * gstep, IW - w, gstep, stream, dt);
+        pg_pos_advance(&p, 1, IH, ID, 1);
+    }
+    if (stream)
+        v_stream_fence();
+}
+
+static void nhwc_w1_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
+                        int64_t end)
+{
+    (void)ws;
+    PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nhwc_w1_run_dt, pr, begin, end);
+}
+
 /* ---- _nhwc_b */
 
 /*
@@ -466,6 +588,11 @@ const poolgrad_kernel PG_KSYM(nhwc) = {
 const poolgrad_kernel PG_KSYM(nhwc_s1) = {
     .name = PG_NAME("nhwc_s1"), .isa = PG_ISA, .configure = nhwc_s1_configure,
     .prepare = NULL, .run = nhwc_s1_run,
+};
+
+const poolgrad_kernel PG_KSYM(nhwc_w1) = {
+    .name = PG_NAME("nhwc_w1"), .isa = PG_ISA, .configure = nhwc_w1_configure,
+    .prepare = NULL, .run = nhwc_w1_run,
 };
 
 const poolgrad_kernel PG_KSYM(nhwc_b) = {

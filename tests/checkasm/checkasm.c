@@ -3,7 +3,7 @@
  * CPU can run is called directly (prepare + run over randomly split work ranges, like poolgrad_execute's
  * chunks) and its whole gradInput storage (values, untouched gaps, guard zones) is compared byte for byte
  * with the scalar reference's. One test per kernel family (the kernel-name suffix after the ISA: global,
- * nchw_x2, nchw, nchw_f, nchw_s1, nchw_s2, nchw_b, nchw_q, nhwc, nhwc_b, nhwc_q) covers that family's kernels of every ISA on problems the
+ * nchw_x2, nchw, nchw_f, nchw_s1, nchw_s2, nchw_b, nchw_q, nhwc_s1, nhwc_w1, nhwc, nhwc_b, nhwc_q) covers that family's kernels of every ISA on problems the
  * family handles: random problems, vector-width neighbours, special values, every f16/bf16 bit pattern,
  * empty gradOutput; a failure names the family and the ISA. Then the public path: the ISA the CPU is
  * detected as (POOLGRAD_EXPECT_ISA), every ISA cap (poolgrad_set_thread_isa_cap) with 1-7 threads.
@@ -30,7 +30,7 @@ static const poolgrad_kernel *const all_kernels[] = { POOLGRAD_FOREACH_KERNEL(PO
 #undef POOLGRAD_KERNEL_ENTRY
 #define NKERNELS (sizeof all_kernels / sizeof all_kernels[0])
 
-static const char *const families[] = { "global", "nchw_x2", "nchw", "nchw_f", "nchw_s1", "nchw_s2", "nchw_b", "nchw_q", "nhwc_s1", "nhwc", "nhwc_b", "nhwc_q" };
+static const char *const families[] = { "global", "nchw_x2", "nchw", "nchw_f", "nchw_s1", "nchw_s2", "nchw_b", "nchw_q", "nhwc_s1", "nhwc_w1", "nhwc", "nhwc_b", "nhwc_q" };
 #define NFAMILIES (sizeof families / sizeof families[0])
 
 static const char *layout_names[] = { "nchw", "nhwc", "nchw-gapped", "nhwc-gapped", "random" };
@@ -728,6 +728,32 @@ static void part_nhwc_window(void)
     check_axis_cases(&r, cases, sizeof cases / sizeof cases[0], false);
 }
 
+/*
+ * The channels-last one-window kind (_nhwc_w1), reached on purpose on every ISA: full channel blocks, single
+ * vectors and tails; windows clipped by padding and by ceil mode, gaps between windows (k < s) and pixels past
+ * the last window zeroed, whole gradInput rows with no window (k < s along H and D), W 1, excluded padding,
+ * divisor overrides (negative, not a power of two); random work splits. Rejected: k > s along W, H or D.
+ */
+static void part_nhwc_one_window(void)
+{
+    if (!family_is("nhwc_w1"))
+        return;
+    pgt_rng r = rng_for("nhwc_one_window");
+    static const axis_case cases[] = {
+        { 2, { 2, 64, 8, 12 }, 1, 1, 2, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_CHANNELS_LAST, true, "k2s2, C 64" },
+        { 2, { 1, 35, 7, 9 }, 1, 1, 2, 2, 1, 2, 2, 1, true, false, 0, LAYOUT_CHANNELS_LAST, true, "C 35 (tail), p 1, ceil, excluded padding" },
+        { 2, { 1, 200, 5, 11 }, 1, 1, 2, 3, 0, 2, 3, 1, false, true, 0, LAYOUT_CHANNELS_LAST, true, "C 200, k2s3: gaps and empty rows" },
+        { 2, { 2, 17, 4, 10 }, 1, 1, 1, 1, 0, 1, 4, 0, true, true, -5, LAYOUT_CHANNELS_LAST, true, "k1s4 along W, ceil, divisor -5" },
+        { 2, { 1, 48, 6, 1 }, 1, 1, 3, 3, 1, 1, 1, 0, false, false, 3, LAYOUT_CHANNELS_LAST, true, "W 1, k3s3 p1 along H, divisor 3" },
+        { 2, { 1, 16, 9, 13 }, 1, 1, 3, 3, 0, 3, 3, 1, true, true, 0, LAYOUT_GAPPED_CL, true, "k3s3, gapped, ceil: last window clipped" },
+        { 3, { 1, 20, 5, 6, 7 }, 2, 3, 2, 2, 0, 2, 2, 0, true, false, 0, LAYOUT_CHANNELS_LAST, true, "3D k2s3 along D, ceil" },
+        { 2, { 1, 16, 6, 12 }, 1, 1, 2, 2, 0, 3, 2, 1, false, true, 0, LAYOUT_CHANNELS_LAST, false, "k 3 s 2 along W: rejected" },
+        { 2, { 1, 16, 6, 12 }, 1, 1, 3, 2, 1, 2, 2, 0, false, true, 0, LAYOUT_CHANNELS_LAST, false, "k 3 s 2 along H: rejected" },
+        { 3, { 1, 16, 5, 6, 8 }, 2, 1, 2, 2, 0, 2, 2, 0, false, true, 0, LAYOUT_CHANNELS_LAST, false, "k 2 s 1 along D: rejected" },
+    };
+    check_axis_cases(&r, cases, sizeof cases / sizeof cases[0], false);
+}
+
 /* Special values: every element a special, f16 overflow sums, subnormal quotients, NaN payloads; the
  * reference must store only canonical NaNs (and the kernels equal it byte for byte). */
 static void part_special_values(int default_cases)
@@ -863,6 +889,7 @@ static void run_family(const char *family)
     part_flat_planes();
     part_x2_rows();
     part_nhwc_window();
+    part_nhwc_one_window();
     part_special_values(400);
     part_empty_grad_output();
     part_conversions_exhaustive();
@@ -899,6 +926,7 @@ FAMILY_TEST(nchw_s2)
 FAMILY_TEST(nchw_b)
 FAMILY_TEST(nchw_q)
 FAMILY_TEST(nhwc_s1)
+FAMILY_TEST(nhwc_w1)
 FAMILY_TEST(nhwc)
 FAMILY_TEST(nhwc_b)
 FAMILY_TEST(nhwc_q)
@@ -1204,7 +1232,7 @@ static poolgrad_problem geometry_only(poolgrad_dtype dt, bool cl, int64_t n, int
  * with 16-byte vectors (SSE2, NEON). */
 static void test_stream_policy(void)
 {
-    static const char *const streaming[] = { "nhwc", "nhwc_b", "nhwc_q", "nhwc_s1", "nchw_s1", "nchw_s2" };
+    static const char *const streaming[] = { "nhwc", "nhwc_b", "nhwc_q", "nhwc_s1", "nhwc_w1", "nchw_s1", "nchw_s2" };
     static const struct {
         const char *desc;
         poolgrad_dtype dt;
@@ -1221,6 +1249,8 @@ static void test_stream_policy(void)
         { "f32 NCHW 32x64x56x56 k3s2p1 (rows of 56)", POOLGRAD_F32, false, 32, 64, 56, 56, 3, 2, 1, false },
         { "f32 NHWC 32x64x56x56 k3s1p1 (24.5 MiB)", POOLGRAD_F32, true, 32, 64, 56, 56, 3, 1, 1, true },
         { "f32 NCHW 32x64x48x48 k3s1p1 (rows of 48, 18 MiB)", POOLGRAD_F32, false, 32, 64, 48, 48, 3, 1, 1, true },
+        { "f32 NHWC 32x64x56x56 k2s2 (24.5 MiB)", POOLGRAD_F32, true, 32, 64, 56, 56, 2, 2, 0, true },
+        { "bf16 NHWC 64x64x56x56 k2s2", POOLGRAD_BF16, true, 64, 64, 56, 56, 2, 2, 0, false },
     };
     int checked = 0, wide = 0, streamed = 0;
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
@@ -1646,6 +1676,7 @@ static const ca_test tests[] = {
     { "nchw_b", "nchw_b", test_nchw_b },
     { "nchw_q", "nchw_q", test_nchw_q },
     { "nhwc_s1", "nhwc_s1", test_nhwc_s1 },
+    { "nhwc_w1", "nhwc_w1", test_nhwc_w1 },
     { "nhwc", "nhwc", test_nhwc },
     { "nhwc_b", "nhwc_b", test_nhwc_b },
     { "nhwc_q", "nhwc_q", test_nhwc_q },
