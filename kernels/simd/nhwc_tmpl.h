@@ -1,12 +1,13 @@
 /*
- * Template: the channels-last kernels (_nhwc, _nhwc_s1, _nhwc_w1, _nhwc_b, _nhwc_q). Included once per ISA translation
- * unit by kernels_tmpl.h, after the vector layer, the axis tables and the q sources.
+ * Template: the channels-last kernels (_nhwc, _nhwc_s1, _nhwc_w1, _nhwc_b, _nhwc_q). Included once per ISA
+ * translation unit by kernels_tmpl.h, after the vector layer, the axis tables and the q sources.
  *
  * Template parameters (defined by the including translation unit):
  *   PG_ISA        the poolgrad_isa the kernels are dispatched as
  *   PG_ISA_NAME   the kernel name prefix, used through PG_NAME
  *   PG_KSYM(x)    the symbol of kernel x
- * Defines: const poolgrad_kernel PG_KSYM(nhwc), PG_KSYM(nhwc_s1), PG_KSYM(nhwc_w1), PG_KSYM(nhwc_b), PG_KSYM(nhwc_q).
+ * Defines: const poolgrad_kernel PG_KSYM(nhwc), PG_KSYM(nhwc_s1), PG_KSYM(nhwc_w1), PG_KSYM(nhwc_b),
+ * PG_KSYM(nhwc_q).
  *
  * gradInput channels-last (C contiguous); work items are the rows (n, d, h) of IW pixels. All lanes of
  * a vector share their windows and divisor. The kinds but _nhwc_s1 and _nhwc_w1 run one gradInput row at a
