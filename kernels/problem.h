@@ -131,6 +131,10 @@ typedef struct poolgrad_kernel_conf {
     int64_t work_items;    /* independent work items of run() (rows, see the kernel) */
     int64_t prepare_items; /* items of the prepare pass; 0 when the kernel has none */
     size_t workspace_size; /* bytes of scratch prepare() and run() need (slack for full-vector loads included); 0 if none */
+    size_t scratch_size;   /* bytes of per-thread scratch run() uses when it gets it (then workspace_size is 0 and there
+                            * is no prepare()): its workspace argument is the calling thread's own slot of this size,
+                            * or NULL when the execution has more threads than the plan has slots, and then run()
+                            * computes without it (same bits, slower); 0 if none */
     int64_t row_block;     /* _nchw_b, _nchw_q: consecutive gradInput rows run as one block (at most) */
     int64_t w_block;       /* W-vectorized kinds: gradInput columns per W block */
     int64_t band_sd;       /* banded kinds: band slots along od (>= the od rows of one gradInput row) */

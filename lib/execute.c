@@ -8,11 +8,9 @@
 
 #include "internal.h"
 
-/* More threads than this are never started (a hostile num_threads must not exhaust the process). */
-#define POOLGRAD_THREAD_CAP 256
-
-static void run_parallel(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t items,
-                         int threads,
+/* slot_stride > 0: ws holds `slots` per-thread slots that far apart, thread t runs with slot t (NULL past them) */
+static void run_parallel(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, size_t slot_stride,
+                         int slots, int64_t items, int threads,
                          void (*fn)(const poolgrad_problem *, const poolgrad_kernel_conf *, void *, int64_t, int64_t))
 {
     if (items <= 0)
@@ -28,8 +26,17 @@ static void run_parallel(const poolgrad_problem *pr, const poolgrad_kernel_conf 
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && chunks > 1)
 #endif
-    for (int64_t i = 0; i < chunks; i++)
-        fn(pr, conf, ws, i * q + (i < r ? i : r), (i + 1) * q + (i + 1 < r ? i + 1 : r));
+    for (int64_t i = 0; i < chunks; i++) {
+        void *w = ws;
+        if (slot_stride > 0) {
+            int t = 0;
+#ifdef _OPENMP
+            t = omp_get_thread_num();
+#endif
+            w = t < slots ? (char *)ws + (size_t)t * slot_stride : NULL;
+        }
+        fn(pr, conf, w, i * q + (i < r ? i : r), (i + 1) * q + (i + 1 < r ? i + 1 : r));
+    }
 }
 
 poolgrad_status poolgrad_execute(const poolgrad_plan *plan, void *workspace, size_t workspace_size, int num_threads)
@@ -60,8 +67,8 @@ poolgrad_status poolgrad_execute(const poolgrad_plan *plan, void *workspace, siz
                                     ~(uintptr_t)(POOLGRAD_WORKSPACE_ALIGN - 1)) : NULL;
     const poolgrad_kernel_conf *conf = &plan->conf;
     if (k->prepare)
-        run_parallel(pr, conf, ws, conf->prepare_items, threads, k->prepare);
-    run_parallel(pr, conf, ws, conf->work_items, threads, k->run);
+        run_parallel(pr, conf, ws, 0, 0, conf->prepare_items, threads, k->prepare);
+    run_parallel(pr, conf, ws, plan->scratch_stride, plan->scratch_slots, conf->work_items, threads, k->run);
     return POOLGRAD_OK;
 }
 

@@ -13,11 +13,17 @@
 /* Kernels receive their workspace aligned to this (a cache line); the caller's may have any address. */
 #define POOLGRAD_WORKSPACE_ALIGN 64
 
+/* More threads than this are never started (a hostile num_threads must not exhaust the process). */
+#define POOLGRAD_THREAD_CAP 256
+
 struct poolgrad_plan {
     poolgrad_problem problem;
     const poolgrad_kernel *kernel; /* NULL: nothing to compute (empty gradInput) */
     poolgrad_kernel_conf conf;     /* the kernel's blocking, decided here once */
-    size_t workspace_size;         /* conf.workspace_size plus the alignment slack */
+    size_t workspace_size;         /* conf.workspace_size, or scratch_slots slots of scratch_stride bytes, plus the
+                                    * alignment slack */
+    int scratch_slots;             /* threads that get a slot of conf.scratch_size bytes (0: no scratch) */
+    size_t scratch_stride;         /* conf.scratch_size rounded up to POOLGRAD_WORKSPACE_ALIGN */
     char kernel_name[64];
 };
 

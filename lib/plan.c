@@ -3,6 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "internal.h"
 
 /* Copy a view's shape/strides into 5-D N,C,D,H,W order (size-1 dims with stride 0 where missing). */
@@ -48,8 +52,24 @@ static poolgrad_status finish_plan(poolgrad_problem *pr, int64_t gi_numel, poolg
     }
     const poolgrad_kernel *k = poolgrad_select_kernel(pr, &(*plan)->conf);
     (*plan)->kernel = k;
+    size_t ws = (*plan)->conf.workspace_size;
+    if ((*plan)->conf.scratch_size > 0) {
+        /* a slot per thread an execution starts by default now; kernels bound scratch_size (tuning.h), so
+         * slots x stride cannot overflow. More threads at execution run without a slot: same bits. */
+        int slots = 1;
+#ifdef _OPENMP
+        slots = omp_get_max_threads();
+#endif
+        if (slots > POOLGRAD_THREAD_CAP)
+            slots = POOLGRAD_THREAD_CAP;
+        if (slots < 1)
+            slots = 1;
+        const size_t a = POOLGRAD_WORKSPACE_ALIGN;
+        (*plan)->scratch_slots = slots;
+        (*plan)->scratch_stride = ((*plan)->conf.scratch_size + a - 1) / a * a;
+        ws = (size_t)slots * (*plan)->scratch_stride;
+    }
     /* room to align the caller's workspace (any address) to POOLGRAD_WORKSPACE_ALIGN for the kernels */
-    const size_t ws = (*plan)->conf.workspace_size;
     (*plan)->workspace_size = ws ? ws + POOLGRAD_WORKSPACE_ALIGN - 1 : 0;
     snprintf((*plan)->kernel_name, sizeof (*plan)->kernel_name, "avgpool%dd_bwd_%s__%s", (int)pr->spatial_dims,
              poolgrad_dtype_name(pr->dtype), k->name);

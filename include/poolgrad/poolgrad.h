@@ -139,7 +139,11 @@ POOLGRAD_API poolgrad_status poolgrad_output_shape(const poolgrad_params *params
  */
 POOLGRAD_API poolgrad_status poolgrad_plan_create(const poolgrad_params *params, const poolgrad_tensor *grad_output,
                                                   const poolgrad_tensor *grad_input, poolgrad_plan **plan);
-/** Bytes of scratch execute needs (may be 0). Thread-safe. */
+/**
+ * Bytes of scratch execute needs (may be 0). For kernels with per-thread scratch it holds one slot per
+ * thread an execution would start by default when the plan is made (omp_get_max_threads(), at most 256);
+ * an execution with more threads runs the extra ones without a slot: slower, the same bytes. Thread-safe.
+ */
 POOLGRAD_API size_t poolgrad_plan_workspace_size(const poolgrad_plan *plan);
 /** Name of the kernel the plan selected, e.g. "avgpool3d_bwd_f32__avx512_nchw". Valid while the plan lives. */
 POOLGRAD_API const char *poolgrad_plan_kernel_name(const poolgrad_plan *plan);

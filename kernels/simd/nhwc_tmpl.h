@@ -23,7 +23,8 @@
  *            gradInput rows stay in cache between blocks. Any gradOutput view.
  *   _nhwc_q  workspace: a prepare pass writes q in PG_QC order. Any gradOutput view.
  *   _nhwc_s1 stride 1 and k = 3 along W: its own walk, channel blocks outside, pixels inside, the q of a
- *            pixel's three windows kept in registers (below).
+ *            pixel's three windows kept in registers, read from a per-thread ring of divided window rows
+ *            (below).
  *   _nhwc_w1 k <= s on every axis: its own walk, over a row's windows instead of its pixels (below).
  */
 #ifndef PG_KSYM
@@ -162,10 +163,11 @@ typedef struct pg_nhwc_band {
 /*
  * The window rows (od, oh) of gradInput row (n, d, h), ascending: tbase (gradOutput byte offset; the
  * workspace offset with use_q; the band offset, the row divided in on a miss, with bd) and, direct only
- * (nhwc_block reads it only then), td: the divisors. Returns their number.
+ * (nhwc_block reads it only then), td: the divisors, and when wkey is not NULL, wkey: the window row's index
+ * (n, od, oh) in gradOutput. Returns their number.
  */
 PG_AI int nhwc_terms(const poolgrad_problem *pr, const pg_axis *axd, const pg_axis *axh, pg_pos p, bool use_q,
-                   pg_nhwc_band *bd, int64_t *tbase, pg_tdiv *td, poolgrad_dtype dt)
+                   pg_nhwc_band *bd, int64_t *tbase, pg_tdiv *td, int64_t *wkey, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, OD = pr->out[0], OH = pr->out[1], OW = pr->out[2];
@@ -178,6 +180,8 @@ PG_AI int nhwc_terms(const poolgrad_problem *pr, const pg_axis *axd, const pg_ax
     for (int64_t od = od0; od < od1; od++) {
         const int64_t fd = ovr ? 1 : pg_axis_factor(axd, pr, od);
         for (int64_t oh = oh0; oh < oh1; oh++, T++) {
+            if (wkey)
+                wkey[T] = (p.n * OD + od) * OH + oh;
             if (bd) {
                 const int64_t key = (p.n * OD + od) * OH + oh;
                 int64_t sl;
@@ -219,7 +223,7 @@ PG_AI void nhwc_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
     td.fw = use_q ? NULL : pg_axis_dfacs(&axes[2], pr, fw);
     pg_pos p = pg_pos_of(begin, IH, ID, 1);
     for (int64_t row = begin; row < end; row++) {
-        const int T = nhwc_terms(pr, &axes[0], &axes[1], p, use_q, NULL, tbase, &td, dt);
+        const int T = nhwc_terms(pr, &axes[0], &axes[1], p, use_q, NULL, tbase, &td, NULL, dt);
         char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
         nhwc_row(pr, qws, go_end, grow, 0, C, T, tbase, &td, &axes[2], use_q, C, stream, dt);
         pg_pos_advance(&p, 1, IH, ID, 1);
@@ -273,6 +277,10 @@ static void nhwc_q_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *c
  * a channel block (PG_WS1V vectors) walks the row's pixels keeping, per window row, the q of the pixel's three
  * windows in registers (q(ow - 2), q(ow - 1), q(ow) with ow = w + p, +0.0 outside [0, OW)): each pixel divides
  * only its new window ow = w + p, once per window row, where _nhwc divides every term (three times as many).
+ * With its thread's scratch (conf->scratch_size: the ring, PG_WS1T slots of a window row's q, OW x Cp
+ * floats) a window row is divided once per run call instead of once per gradInput row using it: a row
+ * divides only the window rows the previous row did not have, into the slots they free, and the walk loads q
+ * from the ring. Without it (more threads than the plan's slots, or a ring over PG_WS1_RING_MAX) it divides.
  */
 static bool nhwc_s1_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
 {
@@ -282,13 +290,18 @@ static bool nhwc_s1_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *
         return false;
     *conf = pg_nhwc_conf(pr);
     conf->stream_stores = pg_stream_worth(pr, PG_WS1V * VL); /* channel blocks outside, pixels inside */
+    /* the q ring: OW <= PG_AXMAX, so with C bounded first the product cannot overflow */
+    if (!pg_go_empty(pr) && pr->c <= PG_WS1_RING_MAX &&
+        PG_WS1T * pr->out[2] * pg_ceil_div(pr->c, VL) * VL * 4 <= PG_WS1_RING_MAX)
+        conf->scratch_size = (size_t)(PG_WS1T * pr->out[2] * pg_ceil_div(pr->c, VL) * VL * 4);
     return true;
 }
 
-/* Channels [c, c + NV VL) (or the nl-lane tail when NV == 0) of gradInput row grow, T window rows (g[t]: their
- * gradOutput rows at channel 0; dq[t * OW + ow]: the divisor factor of window (t, ow)). */
-PG_AI void nhwc_s1_block(const poolgrad_problem *pr, const char *const *g, const float *dq, int T, char *grow,
-                         int64_t c, const int NV, int64_t nl, bool stream, poolgrad_dtype dt)
+/* Channels [c, c + NV VL) (or the nl-lane tail when NV == 0) of gradInput row grow, T window rows: their q in
+ * ring slots qr[t] (pixel ow at qr[t] + ow * Cp) or, qr NULL, divided here (g[t]: their gradOutput rows at
+ * channel 0; dq[t * OW + ow]: the divisor factor of window (t, ow)). */
+PG_AI void nhwc_s1_block(const poolgrad_problem *pr, const char *const *g, const float *dq, const float *const *qr,
+                         int64_t Cp, int T, char *grow, int64_t c, const int NV, int64_t nl, bool stream, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt), IW = pr->in[2], OW = pr->out[2], p = pr->p[2];
     const int64_t wstep = pr->go_stride[PG_W] * es, gstep = pr->gi_stride[PG_W] * es;
@@ -297,7 +310,7 @@ PG_AI void nhwc_s1_block(const poolgrad_problem *pr, const char *const *g, const
     /* q(ow) of window row t, +0.0 outside [0, OW) */
 #define PG_WS1_Q(t, ow, u) \
     ((ow) >= 0 && (ow) < OW \
-         ? pg_quot(pr, NV ? pg_ld(g[t] + (ow) * wstep + (c + (u) * VL) * es, dt) : pg_ld_n(g[t] + (ow) * wstep + c * es, nl, dt), \
+         ? qr ? vf_loadu(qr[t] + (ow) * Cp + c + (u) * VL) : pg_quot(pr, NV ? pg_ld(g[t] + (ow) * wstep + (c + (u) * VL) * es, dt) : pg_ld_n(g[t] + (ow) * wstep + c * es, nl, dt), \
                    vf_set1(dq[(t) * OW + (ow)])) \
          : vf_zero())
     for (int t = 0; t < PG_WS1T; t++)
@@ -329,7 +342,40 @@ PG_AI void nhwc_s1_block(const poolgrad_problem *pr, const char *const *g, const
 #undef PG_WS1_Q
 }
 
-PG_AI void nhwc_s1_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, const bool stream, poolgrad_dtype dt)
+/* every channel block of gradInput row grow, full ones first */
+PG_AI void nhwc_s1_blocks(const poolgrad_problem *pr, const char *const *g, const float *dq, const float *const *qr,
+                          int64_t Cp, int T, char *grow, bool stream, poolgrad_dtype dt)
+{
+    const int64_t C = pr->c;
+    int64_t c = 0;
+    for (; c + PG_WS1V * VL <= C; c += PG_WS1V * VL)
+        nhwc_s1_block(pr, g, dq, qr, Cp, T, grow, c, PG_WS1V, VL, stream, dt);
+    for (; c + VL <= C; c += VL)
+        nhwc_s1_block(pr, g, dq, qr, Cp, T, grow, c, 1, VL, stream, dt);
+    if (c < C)
+        nhwc_s1_block(pr, g, dq, qr, Cp, T, grow, c, 0, C - c, stream, dt);
+}
+
+/* q of window row g (dqt: its divisor factors per ow) into a ring slot: OW pixels of Cp floats (C rounded up
+ * to VL; the lanes past C hold quotients of +0.0, never stored) */
+PG_AI void nhwc_s1_qrow(const poolgrad_problem *pr, const char *g, const float *dqt, float *slot, int64_t Cp,
+                        poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt), C = pr->c, OW = pr->out[2], wstep = pr->go_stride[PG_W] * es;
+    for (int64_t ow = 0; ow < OW; ow++) {
+        const vf d = vf_set1(dqt[ow]);
+        const char *src = g + ow * wstep;
+        float *q = slot + ow * Cp;
+        int64_t c = 0;
+        for (; c + VL <= C; c += VL)
+            vf_storeu(q + c, pg_quot(pr, pg_ld(src + c * es, dt), d));
+        if (c < C)
+            vf_storeu(q + c, pg_quot(pr, pg_ld_n(src + c * es, C - c, dt), d));
+    }
+}
+
+PG_AI void nhwc_s1_run_dt(const poolgrad_problem *pr, float *ring, int64_t begin, int64_t end, const bool stream,
+                          poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], OW = pr->out[2];
@@ -344,9 +390,12 @@ PG_AI void nhwc_s1_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end
     float fw[PG_AXMAX], dq[PG_WS1T * PG_AXMAX];
     td.fw = pg_axis_dfacs(&axes[2], pr, fw); /* tabulated and exact: configure() */
     const char *const go_end = pg_go_end(pr, es);
+    const int64_t Cp = pg_ceil_div(C, VL) * VL;
+    int64_t tag[PG_WS1T], wkey[PG_TMAX]; /* tag[s]: the window row (wkey) slot s holds */
+    bool tag_ok[PG_WS1T] = { false };
     pg_pos pos = pg_pos_of(begin, IH, ID, 1);
     for (int64_t row = begin; row < end; row++) {
-        const int T = pg_go_empty(pr) ? 0 : nhwc_terms(pr, &axes[0], &axes[1], pos, false, NULL, tbase, &td, dt);
+        const int T = pg_go_empty(pr) ? 0 : nhwc_terms(pr, &axes[0], &axes[1], pos, false, NULL, tbase, &td, wkey, dt);
         const char *g[PG_WS1T];
         for (int t = 0; t < T; t++) {
             g[t] = pr->go + tbase[t];
@@ -361,27 +410,52 @@ PG_AI void nhwc_s1_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end
         if (!stream && row + 1 < end && pos.h + 1 < IH && gs[PG_W] == C)
             for (int64_t i = 0; i < pr->in[2] * C * es; i += 64)
                 __builtin_prefetch(grow + gs[PG_H] * es + i, 1, 3);
-        int64_t c = 0;
-        for (; c + PG_WS1V * VL <= C; c += PG_WS1V * VL)
-            nhwc_s1_block(pr, g, dq, T, grow, c, PG_WS1V, VL, stream, dt);
-        for (; c + VL <= C; c += VL)
-            nhwc_s1_block(pr, g, dq, T, grow, c, 1, VL, stream, dt);
-        if (c < C)
-            nhwc_s1_block(pr, g, dq, T, grow, c, 0, C - c, stream, dt);
+        const float *qr[PG_WS1T] = { NULL };
+        if (ring) {
+            /* keep the slots of window rows this row shares with the last one; divide the new ones in */
+            bool used[PG_WS1T] = { false };
+            int slot_of[PG_WS1T];
+            for (int t = 0; t < T; t++) {
+                slot_of[t] = -1;
+                for (int s = 0; s < PG_WS1T; s++)
+                    if (tag_ok[s] && tag[s] == wkey[t] && !used[s]) {
+                        slot_of[t] = s;
+                        used[s] = true;
+                        break;
+                    }
+            }
+            for (int t = 0; t < T; t++) {
+                if (slot_of[t] < 0) {
+                    int s = 0;
+                    while (used[s])
+                        s++;
+                    used[s] = true;
+                    slot_of[t] = s;
+                    tag[s] = wkey[t];
+                    tag_ok[s] = true;
+                    nhwc_s1_qrow(pr, g[t], dq + t * OW, ring + s * OW * Cp, Cp, dt);
+                }
+                qr[t] = ring + slot_of[t] * OW * Cp;
+            }
+        }
+        if (ring) /* two calls: each inlined with its own q source */
+            nhwc_s1_blocks(pr, g, dq, qr, Cp, T, grow, stream, dt);
+        else
+            nhwc_s1_blocks(pr, g, dq, NULL, 0, T, grow, stream, dt);
         pg_pos_advance(&pos, 1, IH, ID, 1);
     }
     if (stream)
         v_stream_fence();
 }
 
-_Static_assert((PG_AXMAX + PG_WS1T * PG_AXMAX) * 4 + 3 * sizeof(pg_axis) + PG_TMAX * 8 + sizeof(pg_tdiv) < PG_STACK_BUDGET,
+_Static_assert((PG_AXMAX + PG_WS1T * PG_AXMAX) * 4 + 3 * sizeof(pg_axis) + 2 * PG_TMAX * 8 + sizeof(pg_tdiv) < PG_STACK_BUDGET,
                "_nhwc_s1 run: stack buffers over the budget");
 
 static void nhwc_s1_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
                         int64_t end)
 {
-    (void)ws;
-    PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nhwc_s1_run_dt, pr, begin, end);
+    PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nhwc_s1_run_dt, pr, conf->scratch_size ? (float *)ws : NULL,
+                          begin, end);
 }
 
 /* ---- _nhwc_w1 */
@@ -559,7 +633,7 @@ PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf 
             pg_qband_clear(&band.b);
             for (int64_t row = r0; row < r1; row++) {
                 const pg_pos p = pg_pos_of(row, IH, ID, 1);
-                const int T = nhwc_terms(pr, &axes[0], &axes[1], p, true, &band, tbase, &td, dt);
+                const int T = nhwc_terms(pr, &axes[0], &axes[1], p, true, &band, tbase, &td, NULL, dt);
                 char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
                 nhwc_row(pr, qc, NULL, grow, cb0, cb0 + band.cbn, T, tbase, &td, &axes[2], true, Cb, stream, dt);
             }

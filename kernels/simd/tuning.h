@@ -132,6 +132,12 @@
 #define PG_WS1T 3
 #define PG_WS1V (PG_VEC_LEVEL == 3 ? 2 : 1)
 
+/* _nhwc_s1 q ring (per-thread scratch): most bytes of its PG_WS1T slots of OW x C floats. Unit: bytes. Bound:
+ * L2 (the ring is read once per pixel and window row). Origin: measured on AMD Zen 4 (AVX-512, one thread,
+ * f32 NHWC k3s1p1, medians of 3 interleaved rounds, 2026-12-04): rings of 172, 344 and 688 KiB (C 256, 512,
+ * 1024 at 56 x 56) took 0.62-0.68 of the time without; larger rings were not measured. */
+#define PG_WS1_RING_MAX (1 << 20)
+
 /* Non-temporal f32 stores (conf->stream_stores): from this many gradInput bytes. Unit: bytes. Bound: half a
  * 32 MiB last-level cache (one Zen 3/4/5 CCD), which the gradOutput being read shares; smaller outputs stay
  * cached for the next operator. Origin: measured on AMD Zen 4 (AVX-512, one thread, standard suite,

@@ -255,6 +255,13 @@ static void reset_output(tcase *tc)
 }
 
 /* [0, items) in random consecutive pieces, run in random order (items are independent). */
+/* Bytes of the buffer run() gets: the shared workspace, or a thread's scratch slot for kinds with one, which
+ * half the time gets none (a thread past the plan's slots must compute without it, same bits). */
+static size_t run_buffer_bytes(pgt_rng *r, const poolgrad_kernel_conf *conf)
+{
+    return conf->workspace_size + (conf->scratch_size && pgt_range(r, 0, 1) ? conf->scratch_size : 0);
+}
+
 static void run_split(pgt_rng *r, const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t items,
                       void (*fn)(const poolgrad_problem *, const poolgrad_kernel_conf *, void *, int64_t, int64_t))
 {
@@ -300,10 +307,11 @@ static int check_kernels(pgt_rng *r, tcase *tc)
             snprintf(who, sizeof who, "reference kernel (work split)");
         ca_set_context("%s on %s", who, tc->desc);
         reset_output(tc);
-        pgt_buffer ws = pgt_alloc(POOLGRAD_F32, (int64_t)((conf.workspace_size + 3) / 4));
+        const size_t wsb = run_buffer_bytes(r, &conf);
+        pgt_buffer ws = pgt_alloc(POOLGRAD_F32, (int64_t)((wsb + 3) / 4));
         if (k->prepare)
             run_split(r, pr, &conf, ws.data, conf.prepare_items, k->prepare);
-        run_split(r, pr, &conf, ws.data, conf.work_items, k->run);
+        run_split(r, pr, &conf, wsb ? ws.data : NULL, conf.work_items, k->run);
         bool ok = pgt_guards_intact(&ws);
         CA_EXPECT(ok, "%s: workspace guard written; case %s", who, tc->desc);
         pgt_free(&ws);
@@ -600,8 +608,9 @@ static void expect_rows_only(pgt_rng *r, tcase *tc)
         for (int rep = 0; rep < 2; rep++) {
             int64_t b = pgt_range(r, 0, conf.work_items - 1), e = pgt_range(r, b + 1, conf.work_items);
             reset_output(tc);
-            pgt_buffer ws = pgt_alloc(POOLGRAD_F32, (int64_t)((conf.workspace_size + 3) / 4));
-            k->run(pr, &conf, ws.data, b, e);
+            const size_t wsb = run_buffer_bytes(r, &conf);
+            pgt_buffer ws = pgt_alloc(POOLGRAD_F32, (int64_t)((wsb + 3) / 4));
+            k->run(pr, &conf, wsb ? ws.data : NULL, b, e);
             pgt_free(&ws);
             memset(mine, 0, (size_t)numel);
             for (int64_t row = b; row < e; row++) {
@@ -1175,14 +1184,19 @@ static void guard_page_case(pgt_rng *r, int sd, poolgrad_dtype dt, bool cl, bool
         poolgrad_kernel_conf conf;
         if (!family_of(k) || !cpu_runs(k) || !k->configure(pr, &conf))
             continue;
-        ca_set_context("kernel %s on %s", k->name, desc);
-        memset(gi.data, 0xA5, (size_t)ni * es);
-        guarded ws = guarded_alloc(conf.workspace_size ? conf.workspace_size : 1, at_end);
-        if (k->prepare)
-            k->prepare(pr, &conf, ws.data, 0, conf.prepare_items);
-        k->run(pr, &conf, ws.data, 0, conf.work_items);
-        guarded_free(&ws);
-        CA_EXPECT(memcmp(gi.data, ref, (size_t)ni * es) == 0, "kernel %s differs from the reference on %s", k->name, desc);
+        /* a kind with per-thread scratch runs with its slot and without (a thread past the plan's slots) */
+        for (int slot = 1; slot >= (conf.scratch_size ? 0 : 1); slot--) {
+            ca_set_context("kernel %s%s on %s", k->name, slot ? "" : " (no scratch slot)", desc);
+            memset(gi.data, 0xA5, (size_t)ni * es);
+            const size_t wsb = conf.workspace_size + conf.scratch_size;
+            guarded ws = guarded_alloc(wsb ? wsb : 1, at_end);
+            if (k->prepare)
+                k->prepare(pr, &conf, ws.data, 0, conf.prepare_items);
+            k->run(pr, &conf, slot ? ws.data : NULL, 0, conf.work_items);
+            guarded_free(&ws);
+            CA_EXPECT(memcmp(gi.data, ref, (size_t)ni * es) == 0, "kernel %s%s differs from the reference on %s", k->name,
+                      slot ? "" : " (no scratch slot)", desc);
+        }
         ran_count[i]++;
     }
     ca_set_context(NULL);
@@ -1611,7 +1625,8 @@ static int bench(void)
                     poolgrad_kernel_conf conf;
                     if (!cpu_runs(k) || !k->configure(pr, &conf))
                         continue;
-                    void *ws = conf.workspace_size ? malloc(conf.workspace_size) : NULL;
+                    const size_t wsb = conf.workspace_size + conf.scratch_size; /* one thread: its slot */
+                    void *ws = wsb ? malloc(wsb) : NULL;
                     reset_output(&tc);
                     ca_set_context("bench: %s on %s", k->name, tc.desc);
                     run_whole(k, pr, &conf, ws);

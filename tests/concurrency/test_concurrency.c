@@ -5,7 +5,11 @@
  * Expected results are computed on the main thread first (same library, same dispatch), then the
  * workers redo everything concurrently, also with OpenMP teams inside (num_threads 2 / 0).
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, strdup */
 #include <pthread.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_avgpool2d_backward.h"
@@ -183,4 +187,74 @@ Test(concurrency, isa_detection_race)
         pthread_join(th[t], &ret);
         cr_assert_null(ret);
     }
+}
+
+/*
+ * Per-thread scratch (the channels-last k3s1 kind's ring of divided window rows): the plan's workspace holds
+ * a slot per thread an execution starts by default when it is planned; an execution with more threads runs
+ * the extra ones without a slot. Any thread count, either plan: the reference's bytes, nothing written past
+ * the workspace.
+ */
+Test(concurrency, scratch_slots)
+{
+    pgt_rng r = { pgt_seed("scratch_slots", 0x5107) };
+    const int64_t shape[4] = { 3, 40, 9, 9 }; /* k3s1p1: gradOutput has the same shape */
+    const int64_t n = 3 * 40 * 9 * 9;
+    const poolgrad_params pa = pgt_params(2, 3, 1, 1, false, true, 0);
+    pgt_buffer go = pgt_alloc(POOLGRAD_F32, n), expect = pgt_alloc(POOLGRAD_F32, n);
+    for (int64_t i = 0; i < n; i++)
+        pgt_store(POOLGRAD_F32, go.data, i, pgt_value(&r, true));
+    poolgrad_tensor tgo, tgi;
+    cr_assert_eq(poolgrad_tensor_init_channels_last(&tgo, POOLGRAD_F32, 4, 2, shape, go.data), POOLGRAD_OK);
+    cr_assert_eq(poolgrad_tensor_init_channels_last(&tgi, POOLGRAD_F32, 4, 2, shape, expect.data), POOLGRAD_OK);
+    const char *cap = getenv("POOLGRAD_ISA");
+    char *saved = cap ? strdup(cap) : NULL;
+    setenv("POOLGRAD_ISA", "scalar", 1);
+    cr_assert_eq(poolgrad_avgpool_backward(&pa, &tgo, &tgi, 1), POOLGRAD_OK);
+    if (saved)
+        setenv("POOLGRAD_ISA", saved, 1);
+    else
+        unsetenv("POOLGRAD_ISA");
+    free(saved);
+#ifdef _OPENMP
+    const int default_threads = omp_get_max_threads();
+#endif
+    size_t planned_ws[3] = { 0 };
+    for (int planned = 1; planned <= 2; planned++) {
+#ifdef _OPENMP
+        omp_set_num_threads(planned);
+#endif
+        pgt_buffer out = pgt_alloc(POOLGRAD_F32, n);
+        tgi.storage = out.data;
+        poolgrad_plan *plan;
+        cr_assert_eq(poolgrad_plan_create(&pa, &tgo, &tgi, &plan), POOLGRAD_OK);
+        const char *kname = poolgrad_plan_kernel_name(plan);
+        if (!strstr(kname, "nhwc_s1")) {
+            poolgrad_plan_destroy(plan);
+            cr_skip_test("kernel %s has no scratch (ISA capped below SIMD?)", kname);
+        }
+        const size_t wsz = planned_ws[planned] = poolgrad_plan_workspace_size(plan);
+        cr_assert_gt(wsz, 0, "%s planned no workspace", kname);
+        for (int threads = 1; threads <= 3; threads++) {
+            unsigned char *ws = malloc(wsz + 64);
+            memset(ws, 0xA5, wsz + 64); /* stale bytes in the slots, a guard after them */
+            memset(out.data, 0xA5, (size_t)n * 4);
+            cr_assert_eq(poolgrad_execute(plan, ws, wsz, threads), POOLGRAD_OK);
+            cr_assert(pgt_same_results(POOLGRAD_F32, out.data, expect.data, n),
+                      "%s planned for %d thread(s), run on %d: differs from the reference", kname, planned, threads);
+            for (int i = 0; i < 64; i++)
+                cr_assert_eq(ws[wsz + i], 0xA5, "%s wrote past its %zu-byte workspace", kname, wsz);
+            free(ws);
+        }
+        poolgrad_plan_destroy(plan);
+        pgt_free(&out);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(default_threads);
+    /* two slots where one was planned; the alignment slack (63 bytes) counted once */
+    cr_assert_eq(planned_ws[2] - 63, 2 * (planned_ws[1] - 63), "workspace %zu for 1 thread, %zu for 2", planned_ws[1],
+                 planned_ws[2]);
+#endif
+    pgt_free(&go);
+    pgt_free(&expect);
 }

@@ -612,7 +612,8 @@ static bool check_kernels(pgt_rng *r, problem *p, stats *st)
         if (!cpu_runs(k) || !k->configure(pr, &conf))
             continue;
         reset_output(p);
-        workspace ws = ws_alloc(r, conf.workspace_size);
+        /* kinds with per-thread scratch: a slot of it half the time, none (a thread past the plan's slots) else */
+        workspace ws = ws_alloc(r, conf.workspace_size + (conf.scratch_size && pgt_range(r, 0, 1) ? conf.scratch_size : 0));
         if (k->prepare)
             run_split(r, pr, &conf, ws.data, conf.prepare_items, k->prepare);
         run_split(r, pr, &conf, ws.data, conf.work_items, k->run);
