@@ -180,10 +180,10 @@ PG_AI int nhwc_terms(const poolgrad_problem *pr, const pg_axis *axd, const pg_ax
     for (int64_t od = od0; od < od1; od++) {
         const int64_t fd = ovr ? 1 : pg_axis_factor(axd, pr, od);
         for (int64_t oh = oh0; oh < oh1; oh++, T++) {
+            const int64_t key = (p.n * OD + od) * OH + oh;
             if (wkey)
-                wkey[T] = (p.n * OD + od) * OH + oh;
+                wkey[T] = key;
             if (bd) {
-                const int64_t key = (p.n * OD + od) * OH + oh;
                 int64_t sl;
                 if (pg_qband_claim(&bd->b, key, od, oh, &sl)) { /* divide the row's block once: the prepare pass's division */
                     const char *g = pr->go + (p.n * os[PG_N] + od * os[PG_D] + oh * os[PG_H] + bd->cb0 * os[PG_C]) * es;
@@ -291,9 +291,11 @@ static bool nhwc_s1_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *
     *conf = pg_nhwc_conf(pr);
     conf->stream_stores = pg_stream_worth(pr, PG_WS1V * VL); /* channel blocks outside, pixels inside */
     /* the q ring: OW <= PG_AXMAX, so with C bounded first the product cannot overflow */
-    if (!pg_go_empty(pr) && pr->c <= PG_WS1_RING_MAX &&
-        PG_WS1T * pr->out[2] * pg_ceil_div(pr->c, VL) * VL * 4 <= PG_WS1_RING_MAX)
-        conf->scratch_size = (size_t)(PG_WS1T * pr->out[2] * pg_ceil_div(pr->c, VL) * VL * 4);
+    if (!pg_go_empty(pr) && pr->c <= PG_WS1_RING_MAX) {
+        const int64_t ring = PG_WS1T * pr->out[2] * pg_ceil_div(pr->c, VL) * VL * 4;
+        if (ring <= PG_WS1_RING_MAX)
+            conf->scratch_size = (size_t)ring;
+    }
     return true;
 }
 
