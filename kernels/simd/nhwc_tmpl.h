@@ -153,6 +153,78 @@ PG_AI void nhwc_row(const poolgrad_problem *pr, const float *qws, const char *go
     }
 }
 
+/* k2s1 or k3s2 along W: at most two windows per pixel, and no two neighbours with the same windows (nothing
+ * for nhwc_row's grouping to find) */
+static inline bool pg_few_w(const poolgrad_problem *pr)
+{
+    return pr->k[2] == pr->s[2] + 1 && pr->s[2] <= 2;
+}
+
+/*
+ * A pixel whose T window rows (<= PG_FEWT) and n windows along W (<= 2) are compile-time constants after
+ * inlining: channels [c0, c1) summed from pre-divided q (band or workspace) in the reference's order (window
+ * rows, then ow) and stored once. q[2 tt + j] is window row tt's q at window j of the pixel, channel 0; the
+ * rows have VL floats of slack past channel c1.
+ */
+PG_AI void nhwc_px(const float *const *q, int T, int n, int64_t c0, int64_t c1, char *dst, bool stream,
+                   poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    int64_t c = c0;
+    for (; c + PG_CU * VL <= c1; c += PG_CU * VL) {
+        vf acc[PG_CU];
+        for (int u = 0; u < PG_CU; u++)
+            acc[u] = vf_zero();
+        for (int tt = 0; tt < T; tt++)
+            for (int j = 0; j < n; j++)
+                for (int u = 0; u < PG_CU; u++)
+                    acc[u] = vf_add(acc[u], vf_loadu(q[2 * tt + j] + c + u * VL));
+        for (int u = 0; u < PG_CU; u++)
+            pg_st_stream(dst + (c + u * VL) * es, acc[u], dt, stream);
+    }
+    for (; c < c1; c += VL) { /* whole-vector loads: the slack */
+        vf acc = vf_zero();
+        for (int tt = 0; tt < T; tt++)
+            for (int j = 0; j < n; j++)
+                acc = vf_add(acc, vf_loadu(q[2 * tt + j] + c));
+        if (c + VL <= c1)
+            pg_st_stream(dst + c * es, acc, dt, stream);
+        else
+            pg_st_n(dst + c * es, acc, c1 - c, dt);
+    }
+}
+
+/*
+ * The pixel walk of _nhwc_b and _nhwc_q when a row has at most PG_FEWT window rows and W is k2s1 or k3s2
+ * (pg_few_w; resnet's pooling): per pixel a switch to one of nhwc_px's constant shapes instead of nhwc_row's
+ * general loops and grouping.
+ */
+PG_AI void nhwc_row_few(const poolgrad_problem *pr, const float *qc, char *grow, int64_t c0, int64_t c1, int T,
+                        const int64_t *tbase, const pg_axis *axw, int64_t qpitch, bool stream, poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt), IW = pr->in[2], wstride = pr->gi_stride[PG_W];
+    for (int64_t w = 0; w < IW; w++) {
+        int64_t ow0, ow1;
+        pg_axis_range(axw, pr, w, &ow0, &ow1);
+        const float *q[2 * PG_FEWT];
+        for (int tt = 0; tt < T; tt++)
+            for (int j = 0; j < 2 && ow0 + j < ow1; j++)
+                q[2 * tt + j] = qc + tbase[tt] + (ow0 + j) * qpitch;
+        char *dst = grow + w * wstride * es;
+        switch ((ow1 - ow0) * 8 + T) {
+        case 1 * 8 + 1: nhwc_px(q, 1, 1, c0, c1, dst, stream, dt); break;
+        case 1 * 8 + 2: nhwc_px(q, 2, 1, c0, c1, dst, stream, dt); break;
+        case 1 * 8 + 3: nhwc_px(q, 3, 1, c0, c1, dst, stream, dt); break;
+        case 1 * 8 + 4: nhwc_px(q, 4, 1, c0, c1, dst, stream, dt); break;
+        case 2 * 8 + 1: nhwc_px(q, 1, 2, c0, c1, dst, stream, dt); break;
+        case 2 * 8 + 2: nhwc_px(q, 2, 2, c0, c1, dst, stream, dt); break;
+        case 2 * 8 + 3: nhwc_px(q, 3, 2, c0, c1, dst, stream, dt); break;
+        case 2 * 8 + 4: nhwc_px(q, 4, 2, c0, c1, dst, stream, dt); break;
+        default: nhwc_px(q, 0, 0, c0, c1, dst, stream, dt); break; /* no window: +0.0 */
+        }
+    }
+}
+
 /* the band of a channel block: window rows x OW x Cb floats, channels [cb0, cb0 + cbn) */
 typedef struct pg_nhwc_band {
     pg_qband b;
@@ -221,11 +293,15 @@ PG_AI void nhwc_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
     pg_tdiv td;
     float fw[PG_AXMAX];
     td.fw = use_q ? NULL : pg_axis_dfacs(&axes[2], pr, fw);
+    const bool few = pg_few_w(pr);
     pg_pos p = pg_pos_of(begin, IH, ID, 1);
     for (int64_t row = begin; row < end; row++) {
         const int T = nhwc_terms(pr, &axes[0], &axes[1], p, use_q, NULL, tbase, &td, NULL, dt);
         char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
-        nhwc_row(pr, qws, go_end, grow, 0, C, T, tbase, &td, &axes[2], use_q, C, stream, dt);
+        if (use_q && few && T <= PG_FEWT)
+            nhwc_row_few(pr, qws, grow, 0, C, T, tbase, &axes[2], C, stream, dt);
+        else
+            nhwc_row(pr, qws, go_end, grow, 0, C, T, tbase, &td, &axes[2], use_q, C, stream, dt);
         pg_pos_advance(&p, 1, IH, ID, 1);
     }
     if (stream)
@@ -616,6 +692,7 @@ PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf 
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1];
     const int64_t *gs = pr->gi_stride;
     const int64_t Cb = conf->channel_block;
+    const bool few = pg_few_w(pr);
     _Alignas(64) float qc[PG_CBQ];
     int64_t tag[PG_CBS];
     pg_axis axes[3];
@@ -637,7 +714,10 @@ PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf 
                 const pg_pos p = pg_pos_of(row, IH, ID, 1);
                 const int T = nhwc_terms(pr, &axes[0], &axes[1], p, true, &band, tbase, &td, NULL, dt);
                 char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
-                nhwc_row(pr, qc, NULL, grow, cb0, cb0 + band.cbn, T, tbase, &td, &axes[2], true, Cb, stream, dt);
+                if (few && T <= PG_FEWT)
+                    nhwc_row_few(pr, qc, grow, cb0, cb0 + band.cbn, T, tbase, &axes[2], Cb, stream, dt);
+                else
+                    nhwc_row(pr, qc, NULL, grow, cb0, cb0 + band.cbn, T, tbase, &td, &axes[2], true, Cb, stream, dt);
             }
         }
     }

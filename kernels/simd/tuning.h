@@ -113,6 +113,12 @@
  * pixels. Bound: the dst pointer table. Origin: commit 09f6fe9, no numbers recorded. */
 #define PG_CLP 32
 
+/* _nhwc_b and _nhwc_q: rows with at most this many window rows take the constant-shape pixel walk
+ * (nhwc_row_few) when W is k2s1 or k3s2. Unit: window rows. Bound: code size (an inlined pixel body per
+ * shape). Origin: 4 covers k3s2 along D and H (3D k3s2p1 NDHWC: f16/bf16 0.84-0.94 of the time before) and
+ * 2D (resnet). */
+#define PG_FEWT 4
+
 /* _nchw_x2: the widest gradOutput row (its W factors are tabulated on the stack). Unit: windows (4 bytes
  * each). Bound: stack. Origin: set with the kernel (gradInput rows up to 8192 columns). */
 #define PG_X2OW 4096
