@@ -13,7 +13,8 @@
  * a vector share their windows and divisor. The kinds but _nhwc_s1 and _nhwc_w1 run one gradInput row at a
  * time through one pixel walker (nhwc_row): pixels in W order, f16/bf16 pixels sharing their windows
  * computed and narrowed once (up to PG_CLP), channel blocks of up to PG_CU vectors (nhwc_block), terms: the
- * row's window rows (od, oh), then ow.
+ * row's window rows (od, oh), then ow; _nhwc_b and _nhwc_q take nhwc_row_few instead for k2s1 or k3s2 along W
+ * (pixel bodies of constant shape).
  *   _nhwc    direct: gradOutput C contiguous, divided per term (the divisor is (float) of the int64
  *            product, as in the reference).
  *   _nhwc_b  banded: q divided inside run into a stack band (qsource.h): rows in groups of PG_CBR;
