@@ -226,6 +226,35 @@ PG_AI void nhwc_row_few(const poolgrad_problem *pr, const float *qc, char *grow,
     }
 }
 
+/* nhwc_row_few outlined once per dtype and streaming choice: inlined into the run loops, its pixel bodies
+ * took the portable build (SIMDe without native paths) over the stack budget (68-81 KiB); a call per row */
+#define PG_NHWC_FEW_BODY(name, st, dtc) \
+    static __attribute__((noinline)) void name(const poolgrad_problem *pr, const float *qc, char *grow, int64_t c0, \
+                                               int64_t c1, int T, const int64_t *tbase, const pg_axis *axw, \
+                                               int64_t qpitch) \
+    { \
+        nhwc_row_few(pr, qc, grow, c0, c1, T, tbase, axw, qpitch, st, dtc); \
+    }
+PG_NHWC_FEW_BODY(nhwc_row_few_f32_stream, true, POOLGRAD_F32)
+PG_NHWC_FEW_BODY(nhwc_row_few_f32, false, POOLGRAD_F32)
+PG_NHWC_FEW_BODY(nhwc_row_few_f16, false, POOLGRAD_F16)
+PG_NHWC_FEW_BODY(nhwc_row_few_bf16, false, POOLGRAD_BF16)
+#undef PG_NHWC_FEW_BODY
+
+/* the outlined nhwc_row_few of (stream, dt), compile-time constants here */
+PG_AI void nhwc_row_few_call(const poolgrad_problem *pr, const float *qc, char *grow, int64_t c0, int64_t c1, int T,
+                             const int64_t *tbase, const pg_axis *axw, int64_t qpitch, bool stream, poolgrad_dtype dt)
+{
+    if (dt == POOLGRAD_F16)
+        nhwc_row_few_f16(pr, qc, grow, c0, c1, T, tbase, axw, qpitch);
+    else if (dt == POOLGRAD_BF16)
+        nhwc_row_few_bf16(pr, qc, grow, c0, c1, T, tbase, axw, qpitch);
+    else if (stream)
+        nhwc_row_few_f32_stream(pr, qc, grow, c0, c1, T, tbase, axw, qpitch);
+    else
+        nhwc_row_few_f32(pr, qc, grow, c0, c1, T, tbase, axw, qpitch);
+}
+
 /* the band of a channel block: window rows x OW x Cb floats, channels [cb0, cb0 + cbn) */
 typedef struct pg_nhwc_band {
     pg_qband b;
@@ -300,7 +329,7 @@ PG_AI void nhwc_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
         const int T = nhwc_terms(pr, &axes[0], &axes[1], p, use_q, NULL, tbase, &td, NULL, dt);
         char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
         if (use_q && few && T <= PG_FEWT)
-            nhwc_row_few(pr, qws, grow, 0, C, T, tbase, &axes[2], C, stream, dt);
+            nhwc_row_few_call(pr, qws, grow, 0, C, T, tbase, &axes[2], C, stream, dt);
         else
             nhwc_row(pr, qws, go_end, grow, 0, C, T, tbase, &td, &axes[2], use_q, C, stream, dt);
         pg_pos_advance(&p, 1, IH, ID, 1);
@@ -716,7 +745,7 @@ PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf 
                 const int T = nhwc_terms(pr, &axes[0], &axes[1], p, true, &band, tbase, &td, NULL, dt);
                 char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
                 if (few && T <= PG_FEWT)
-                    nhwc_row_few(pr, qc, grow, cb0, cb0 + band.cbn, T, tbase, &axes[2], Cb, stream, dt);
+                    nhwc_row_few_call(pr, qc, grow, cb0, cb0 + band.cbn, T, tbase, &axes[2], Cb, stream, dt);
                 else
                     nhwc_row(pr, qc, NULL, grow, cb0, cb0 + band.cbn, T, tbase, &td, &axes[2], true, Cb, stream, dt);
             }
