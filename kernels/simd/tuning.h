@@ -173,6 +173,12 @@
  * measured, commit 93a54ca (256 -> 4096: f32 nhwc 947 -> 376 us, bf16 nhwc 529 -> 161 us). */
 #define PG_GCB 4096
 
+/* Largest plane (elements) that the 16-bit NCHW global fill at 512 bits picks from a superblock's plane
+ * bits by a lane index table (2 PG_GTAB_P vectors on the stack) instead of filling plane by plane.
+ * Unit: elements. Bound: stack (8 KiB). Origin: measured (global_k7s7, P = 49, 6 interleaved rounds,
+ * medians, AVX-512): f16 0.79, bf16 0.87-0.92 of the plane-by-plane time; AVX2 cap 1.35, f32 no gain. */
+#define PG_GTAB_P 64
+
 /* ---- buffer checks (sizes independent of the vector width; the templates check the rest) */
 _Static_assert(PG_JMAX >= 3, "the _nchw chunk loop unrolls windows 0..2 on precomputed selectors");
 _Static_assert(PG_RB >= 1 && PG_RB <= 32, "row masks of a block are unsigned bit sets");
@@ -182,6 +188,7 @@ _Static_assert(PG_BSLOTS * 8 + PG_BQ * 4 + PG_BL * 4 <= PG_STACK_BUDGET / 2, "_n
 _Static_assert(PG_S1R == 4, "_nchw_s1/_s2: the cover patterns (PG_S1_SLIDE4, PG_S1_ALT4A, ...) are for blocks of 4 or 2 rows");
 _Static_assert(PG_CBQ * 4 + PG_CBS * 8 <= PG_STACK_BUDGET / 2, "_nhwc_b band buffers");
 _Static_assert(PG_GCB * 4 <= PG_STACK_BUDGET / 2, "global pattern buffer");
+_Static_assert(PG_GTAB_P * 2 * 64 <= PG_STACK_BUDGET / 4, "global lane index table (2 PG_GTAB_P vectors of 64 bytes at most)");
 _Static_assert(PG_TMAX * (8 + 8) <= PG_STACK_BUDGET / 4, "window-row tables");
 _Static_assert(PG_AXMAX * (4 + 4 + 8) * 3 <= PG_STACK_BUDGET, "three axis tables");
 
