@@ -200,7 +200,13 @@ void par_memcpy(char *dst, const char *src, size_t bytes, int threads);
  * not move a median: a small buffer split over two threads measures copying, not thread start-up.
  */
 double memcpy_limit_time(char *dst, const char *src, size_t bytes, int threads, int inner);
-/* the number of copies per memcpy_limit_time() call so that one call lasts about MEMCPY_BATCH_S */
+/*
+ * The number of copies per memcpy_limit_time() call: one when a copy takes MEMCPY_SINGLE_S or more, so
+ * that each copy starts, like each poolgrad rep, from the cache the other reps left (copies back to back
+ * find their buffers in the L3 when two of them fit, which no poolgrad rep does); otherwise enough that
+ * one call lasts about MEMCPY_BATCH_S, so that reading the clock does not count against in-cache copies.
+ */
+#define MEMCPY_SINGLE_S 50e-6
 #define MEMCPY_BATCH_S 2e-3
 #define MEMCPY_INNER_MAX 4096
 #define MEMCPY_SAMPLES 32

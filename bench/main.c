@@ -68,10 +68,11 @@
  *              Measured so that thread start-up does not count: inside one OpenMP parallel region, after
  *              a barrier, each thread copies its share memcpy_inner times in up to 32 timed batches; a
  *              measurement is the largest over the threads of their median time per copy. memcpy_inner
- *              is chosen from one untimed copy so that a measurement lasts about 2 ms (1 when one copy
- *              already does, at most 4096). memcpy time = the median over the reps of these
- *              measurements; memcpy_inner is in CSV/JSON. A small buffer thus gives its in-cache copy
- *              bandwidth at that thread count.
+ *              is chosen from one untimed copy: 1 when that copy takes 50 us or more, so each copy starts
+ *              from the cache the other reps left, as each poolgrad rep does; otherwise enough that a
+ *              measurement lasts about 2 ms (at most 4096). memcpy time = the median over the reps of
+ *              these measurements; memcpy_inner is in CSV/JSON. A small buffer thus gives its in-cache
+ *              copy bandwidth at that thread count.
  *     limit    the model's lower bound on this row's time on this CPU (roofline.c): the larger of
  *                memory      (gradOutput + gradInput bytes) / the memcpy GB/s of %memcpy above (same size,
  *                            same thread count, same run)

@@ -366,8 +366,8 @@ void run_row(group *g, const run_cfg *rc, const options *o)
     t0 = now_s();
     par_memcpy(g->mc_dst, g->gi_ref, g->gi_bytes, rc->threads);
     est += now_s() - t0;
-    /* the memcpy limit: enough copies per measurement that one lasts MEMCPY_BATCH_S, from a first
-     * (untimed) measurement at this thread count */
+    /* the memcpy limit: copies per measurement (memcpy_limit_inner) from a first (untimed) measurement
+     * at this thread count */
     const int mc_inner = memcpy_limit_inner(memcpy_limit_time(g->mc_dst, g->gi_ref, g->gi_bytes, rc->threads, 1));
     r->memcpy_inner = mc_inner;
     if (est < 0.02) { /* small problems: a few more warm-up rounds */

@@ -122,6 +122,8 @@ int memcpy_limit_inner(double t_one_copy)
 {
     if (!(t_one_copy > 0))
         return MEMCPY_INNER_MAX;
+    if (t_one_copy >= MEMCPY_SINGLE_S)
+        return 1;
     double n = MEMCPY_BATCH_S / t_one_copy;
     return n < 1 ? 1 : n > MEMCPY_INNER_MAX ? MEMCPY_INNER_MAX : (int)ceil(n);
 }
