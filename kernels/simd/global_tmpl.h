@@ -115,9 +115,9 @@ PG_AI void global_cl_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, 
     }
 }
 
-/* Elements [e, e_end) of the whole tensor as one dense run. Planes of at least one vector's bytes: each plane's part of the
- * run filled with its bits (pg_fill_bits: whole vectors, the last one overlapping). Shorter planes: whole
- * vectors along the run, a lane blend where a plane ends. */
+/* Elements [e, e_end) of the whole tensor as one dense run. Planes of at least one vector's bytes: each
+ * plane's part of the run filled with its bits (pg_fill_bits: whole vectors, the last one overlapping).
+ * Shorter planes: whole vectors along the run, a lane blend where a plane ends. */
 PG_AI void global_span_dt(const poolgrad_problem *pr, int64_t e, int64_t e_end, bool pdense, bool empty, float divf,
                           poolgrad_dtype dt)
 {
@@ -167,7 +167,8 @@ PG_AI void global_span_dt(const poolgrad_problem *pr, int64_t e, int64_t e_end, 
  * 2 VL planes, 2 VL P elements, P whole vectors of 64 bytes (so stores keep gi's alignment). Each vector
  * is picked from the superblock's plane bits by two lane index vectors (even and odd elements) from a
  * table built once per call: no per-plane branch and no unaligned plane ends stored twice. Measured
- * slower at 256 bits (twice the permutes per byte) and for f32 (no gain: its fill is store-bound).
+ * slower at 256 bits (a two-register pick there is two permutes, a blend and an and) and no faster for
+ * f32, whose fill is bound by its stores.
  */
 PG_AI void global_tab16_dt(const poolgrad_problem *pr, int64_t e, int64_t e_end, bool pdense, bool empty, float divf,
                            poolgrad_dtype dt)

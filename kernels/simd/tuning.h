@@ -176,7 +176,8 @@
 /* Largest plane (elements) that the 16-bit NCHW global fill at 512 bits picks from a superblock's plane
  * bits by a lane index table (2 PG_GTAB_P vectors on the stack) instead of filling plane by plane.
  * Unit: elements. Bound: stack (8 KiB). Origin: measured (global_k7s7, P = 49, 6 interleaved rounds,
- * medians, AVX-512): f16 0.79, bf16 0.87-0.92 of the plane-by-plane time; AVX2 cap 1.35, f32 no gain. */
+ * medians, AVX-512): f16 0.79-0.85, bf16 0.80-0.92 of the plane-by-plane time; AVX2 cap 1.35, f32 no
+ * gain. */
 #define PG_GTAB_P 64
 
 /* ---- buffer checks (sizes independent of the vector width; the templates check the rest) */
