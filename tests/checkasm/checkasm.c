@@ -832,6 +832,56 @@ static void part_empty_grad_output(void)
 }
 
 /*
+ * Global pooling over planes of P elements (NCHW, W = 1, so a work item is one element) cut one element before,
+ * at and after each boundary of a 32-plane block, the superblock that the 512-bit 16-bit fill stores as P
+ * whole vectors from a lane index table (PG_GTAB_P = 64 elements at most): the first and last element of a
+ * superblock, a head or tail one element long, planes of 1, odd, 41 (a remainder of 9 per 32 lanes), 49, and
+ * 64 / 65 elements (the largest taken, the smallest not).
+ */
+static void part_global_superblocks(void)
+{
+    if (!family_is("global"))
+        return;
+    pgt_rng r = rng_for("global_superblocks");
+    static const int64_t planes[] = { 1, 7, 41, 49, 64, 65 };
+    for (size_t pi = 0; pi < sizeof planes / sizeof planes[0]; pi++)
+        for (int dt = 0; dt < 3; dt++) {
+            const int64_t P = planes[pi], shape[4] = { 2, 40, P, 1 }; /* 80 planes: two whole superblocks and a part */
+            poolgrad_params pa = pgt_params(2, 1, 1, 0, false, true, 0);
+            pa.kernel[0] = pa.stride[0] = P; /* H: one window over the plane */
+            char desc[64];
+            snprintf(desc, sizeof desc, "global, planes of %lld elements", (long long)P);
+            tcase tc;
+            make_fixed_case(&r, &tc, &pa, 4, shape, LAYOUT_ROWMAJOR, (poolgrad_dtype)dt, desc);
+            const poolgrad_problem *pr = &tc.plan->problem;
+            for (size_t i = 0; i < NKERNELS; i++) {
+                const poolgrad_kernel *kn = all_kernels[i];
+                poolgrad_kernel_conf conf;
+                if (!in_scope(kn) || !cpu_runs(kn) || !kn->configure(pr, &conf))
+                    continue;
+                const int64_t sb = 32 * P, cuts[] = { sb - 1, sb, sb + 1, 2 * sb - 1, 2 * sb + 1, conf.work_items - 1 };
+                for (size_t ci = 0; ci < sizeof cuts / sizeof cuts[0]; ci++) {
+                    const int64_t c = cuts[ci];
+                    if (c <= 0 || c >= conf.work_items)
+                        continue;
+                    char who[128];
+                    snprintf(who, sizeof who, "%s over [0, %lld) and [%lld, %lld)", kn->name, (long long)c, (long long)c,
+                             (long long)conf.work_items);
+                    ca_set_context("%s on %s", who, tc.desc);
+                    reset_output(&tc);
+                    kn->run(pr, &conf, NULL, 0, c);
+                    kn->run(pr, &conf, NULL, c, conf.work_items);
+                    const bool ok = expect_same(&tc, who);
+                    mismatch_count[i] += !ok;
+                    ran_count[i]++;
+                }
+            }
+            ca_set_context(NULL);
+            free_case(&tc);
+        }
+}
+
+/*
  * Every f16 / bf16 bit pattern through every kernel: k = s = 1 (one term per element), divided by a few
  * divisors so that f32 -> f16/bf16 rounding (ties, subnormals, overflow, NaN quieting) is exercised on
  * quotients that are not representable. For the global family the 65536 elements are channels of a 1x1
@@ -902,6 +952,7 @@ static void run_family(const char *family)
     part_special_values(400);
     part_empty_grad_output();
     part_conversions_exhaustive();
+    part_global_superblocks();
 
     char line[512];
     int n = snprintf(line, sizeof line, "%s: cases per kernel:", family ? family : "reference");
