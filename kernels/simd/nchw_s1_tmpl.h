@@ -115,20 +115,25 @@ PG_AI void nchw_s1_store(vf (*acc)[PG_S1G], char *const *dst, int nr, int64_t nl
             }
 }
 
-/* Stride 2: the terms of band row q for the pairs of chunks of a row's accumulators, as the phase mask PH says. */
+/* Stride 2: one pair of chunks' terms from a band row's vectors a (offset 0) and b (offset 1), as the phase mask
+ * PH says */
+PG_AI void nchw_s2_add_pair(vf *acc, const vf a, const vf b, const unsigned PH)
+{
+    if (PH & 1u)
+        acc[0] = vf_add(acc[0], a);
+    if (PH & 2u)
+        acc[0] = vf_add(acc[0], b);
+    if (PH & 4u)
+        acc[1] = vf_add(acc[1], a);
+    if (PH & 8u)
+        acc[1] = vf_add(acc[1], b);
+}
+
+/* Stride 2: the terms of band row q for the pairs of chunks of a row's accumulators */
 PG_AI void nchw_s2_add(vf *acc, const float *q, const int G, const unsigned PH)
 {
-    for (int i = 0; i < G; i += 2) {
-        const vf a = vf_loadu(q + i / 2 * VL), b = vf_loadu(q + i / 2 * VL + 1);
-        if (PH & 1u)
-            acc[i] = vf_add(acc[i], a);
-        if (PH & 2u)
-            acc[i] = vf_add(acc[i], b);
-        if (PH & 4u)
-            acc[i + 1] = vf_add(acc[i + 1], a);
-        if (PH & 8u)
-            acc[i + 1] = vf_add(acc[i + 1], b);
-    }
+    for (int i = 0; i < G; i += 2)
+        nchw_s2_add_pair(acc + i, vf_in_reg(vf_loadu(q + i / 2 * VL)), vf_in_reg(vf_loadu(q + i / 2 * VL + 1)), PH);
 }
 
 /*
@@ -175,15 +180,18 @@ PG_AI void nchw_s1_block(const float *qb, const float *zrow, int64_t SD, int64_t
 PG_AI void nchw_s1_cover_row(vf (*acc)[PG_S1G], const float *q, int64_t k, const unsigned cover, const int G, const int R,
                               const int S, const unsigned PH)
 {
-    if (S == 2) {
-        for (int r = 0; r < R; r++)
-            if (cover >> r & 1u)
-                nchw_s2_add(acc[r], q, G, PH);
+    if (S == 2) { /* each pair of vectors loaded once for all the rows it covers */
+        for (int i = 0; i < G; i += 2) {
+            const vf a = vf_in_reg(vf_loadu(q + i / 2 * VL)), b = vf_in_reg(vf_loadu(q + i / 2 * VL + 1));
+            for (int r = 0; r < R; r++)
+                if (cover >> r & 1u)
+                    nchw_s2_add_pair(acc[r] + i, a, b, PH);
+        }
         return;
     }
     for (int64_t j = 0; j < k; j++)
         for (int i = 0; i < G; i++) {
-            const vf v = vf_loadu(q + i * VL + j);
+            const vf v = vf_in_reg(vf_loadu(q + i * VL + j));
             for (int r = 0; r < R; r++)
                 if (cover >> r & 1u)
                     acc[r][i] = vf_add(acc[r][i], v);

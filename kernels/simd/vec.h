@@ -27,6 +27,8 @@
  *   vf_loadu_part vf_storeu_part vh_loadu_part vh_storeu_part   the first n lanes of memory, nothing past
  *                                               them (masked loads and stores where the level has them,
  *                                               PG_HW_PART, else a copy through the stack); v_copy_small
+ *   vf_in_reg                                   the vector, held in a register: a loaded vector used by
+ *                                               several adds is loaded once (see below)
  *
  * Masked picks. A W chunk's lane table gives each lane l the start rel[l] of its windows in a segment
  * of q values and their count cnt[l]. vlanes_load takes the table into registers (at 128 bits: keeps
@@ -69,6 +71,20 @@
 #endif
 
 #include "gather.h"
+
+/* v unchanged, but the compiler must hold it in a register: without this GCC folds a load that feeds
+ * several adds into each of them as a memory operand, loading it (often across a cache line) once per add.
+ * An empty asm on native x86 and NEON; nothing otherwise (no bits change either way). */
+PG_AI vf vf_in_reg(vf v)
+{
+#if (PG_VEC_LEVEL == 3 && defined(SIMDE_X86_AVX512F_NATIVE)) || \
+    (PG_VEC_LEVEL == 2 && defined(SIMDE_X86_AVX_NATIVE)) || (PG_VEC_LEVEL == 1 && defined(SIMDE_X86_SSE_NATIVE))
+    __asm__("" : "+v"(v));
+#elif PG_VEC_LEVEL == 1 && defined(SIMDE_ARM_NEON_A32V7_NATIVE)
+    __asm__("" : "+w"(v));
+#endif
+    return v;
+}
 
 /* ---- the first n lanes of memory (row tails) */
 
