@@ -145,6 +145,9 @@ typedef struct poolgrad_kernel_conf {
                             * _nchw_s1: one tile holds every row (tile_h == IH) */
     int64_t channel_block; /* _nhwc_b: channels per band block, a multiple of the vector length */
     int64_t tile_h;        /* _nchw_s1: gradInput rows along H per tile (the band holds the tile's oh rows) */
+    int64_t pipeline_items; /* kernels with prepare_needed: run items per step when execute() alternates the passes
+                            * (each step prepares the items its rows need, then runs them, so the q it writes is read
+                            * while still cached); 0: the whole prepare pass first */
     bool stream_stores;    /* channels-last kinds, _nchw_s1, _nchw_s2: f32 gradInput vectors stored non-temporally
                             * (aligned ones; a gradInput too large to stay cached, pg_stream_worth); never changes a bit */
 } poolgrad_kernel_conf;
@@ -164,6 +167,9 @@ typedef struct poolgrad_kernel {
                     int64_t end);
     void (*run)(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *workspace, int64_t begin,
                 int64_t end);
+    /* optional, with prepare: how many prepare items, a prefix of them, run items [0, item] read (nondecreasing in
+     * item); lets execute() alternate the passes in steps of conf->pipeline_items; NULL: prepare all first */
+    int64_t (*prepare_needed)(const poolgrad_problem *pr, int64_t item);
 } poolgrad_kernel;
 
 /*

@@ -39,6 +39,52 @@ static void run_parallel(const poolgrad_problem *pr, const poolgrad_kernel_conf 
     }
 }
 
+/* [begin, end) split in nt contiguous parts: part t */
+static void split_part(int64_t begin, int64_t end, int t, int nt, int64_t *b, int64_t *e)
+{
+    const int64_t n = end - begin, q = n / nt, r = n % nt;
+    *b = begin + t * q + (t < r ? t : r);
+    *e = *b + q + (t < r);
+}
+
+/* The prepare and run passes alternated in steps of conf->pipeline_items run items: a step prepares the items
+ * its rows read that no earlier step prepared (all threads, then a barrier), then runs its rows. No barrier
+ * after a run: later steps write only items no earlier step's rows read. The bits never depend on the steps. */
+static void run_pipelined(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int threads,
+                          const poolgrad_kernel *k)
+{
+    const int64_t items = conf->work_items, step = conf->pipeline_items;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads) if (threads > 1)
+#endif
+    {
+        int t = 0, nt = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        nt = omp_get_num_threads();
+#endif
+        int64_t done = 0, b, e;
+        for (int64_t r0 = 0; r0 < items; r0 += step) {
+            const int64_t r1 = items - r0 > step ? r0 + step : items;
+            int64_t need = r1 == items ? conf->prepare_items : k->prepare_needed(pr, r1 - 1);
+            if (need > conf->prepare_items)
+                need = conf->prepare_items;
+            if (need > done) {
+                split_part(done, need, t, nt, &b, &e);
+                if (e > b)
+                    k->prepare(pr, conf, ws, b, e);
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+                done = need;
+            }
+            split_part(r0, r1, t, nt, &b, &e);
+            if (e > b)
+                k->run(pr, conf, ws, b, e);
+        }
+    }
+}
+
 poolgrad_status poolgrad_execute(const poolgrad_plan *plan, void *workspace, size_t workspace_size, int num_threads)
 {
     if (!plan)
@@ -66,6 +112,10 @@ poolgrad_status poolgrad_execute(const poolgrad_plan *plan, void *workspace, siz
     void *ws = workspace ? (void *)(((uintptr_t)workspace + POOLGRAD_WORKSPACE_ALIGN - 1) &
                                     ~(uintptr_t)(POOLGRAD_WORKSPACE_ALIGN - 1)) : NULL;
     const poolgrad_kernel_conf *conf = &plan->conf;
+    if (k->prepare && k->prepare_needed && conf->pipeline_items > 0 && conf->prepare_items > 0) {
+        run_pipelined(pr, conf, ws, threads, k);
+        return POOLGRAD_OK;
+    }
     if (k->prepare)
         run_parallel(pr, conf, ws, 0, 0, conf->prepare_items, threads, k->prepare);
     run_parallel(pr, conf, ws, plan->scratch_stride, plan->scratch_slots, conf->work_items, threads, k->run);

@@ -160,6 +160,8 @@ static void describe_conf(const poolgrad_kernel *k, const poolgrad_kernel_conf *
     if (c->prepare_items)
         fprintf(stderr, ", prepare pass of %lld items into a %zu-byte workspace", (long long)c->prepare_items,
                 c->workspace_size);
+    if (c->prepare_items && k->prepare_needed && c->pipeline_items > 0)
+        fprintf(stderr, ", alternated with the run in steps of %lld work items", (long long)c->pipeline_items);
     if (c->scratch_size)
         fprintf(stderr, ", %zu bytes of scratch per thread", c->scratch_size);
     if (c->w_block)

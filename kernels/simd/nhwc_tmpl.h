@@ -361,6 +361,8 @@ static bool nhwc_q_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *c
     conf->stream_stores = pg_stream_worth(pr, pr->c);
     conf->workspace_size = pg_q_workspace(pr, PG_QC);
     conf->prepare_items = pg_q_items(pr, PG_QC);
+    if (conf->workspace_size >= PG_QPIPE_MIN_BYTES)
+        conf->pipeline_items = pg_max(1, PG_QPIPE / pg_max(1, pr->in[2] * pr->c));
     return true;
 }
 
@@ -789,5 +791,5 @@ const poolgrad_kernel PG_KSYM(nhwc_b) = {
 
 const poolgrad_kernel PG_KSYM(nhwc_q) = {
     .name = PG_NAME("nhwc_q"), .isa = PG_ISA, .configure = nhwc_q_configure,
-    .prepare = nhwc_q_prepare, .run = nhwc_q_run,
+    .prepare = nhwc_q_prepare, .run = nhwc_q_run, .prepare_needed = pg_q_needed_qc,
 };

@@ -84,6 +84,16 @@ static inline int64_t pg_q_items(const poolgrad_problem *pr, int order)
     return pg_go_empty(pr) ? 0 : pr->n * (order == PG_QW ? pr->c : 1) * pr->out[0] * pr->out[1];
 }
 
+/* PG_QC: how many prepare items (n, od, oh) gradInput rows (n, d, h) [0, row] read: every item up to the last
+ * od plane that covers d (whole planes: nondecreasing in row) */
+static inline int64_t pg_q_needed_qc(const poolgrad_problem *pr, int64_t row)
+{
+    const int64_t ID = pr->in[0], IH = pr->in[1], OD = pr->out[0], OH = pr->out[1];
+    const int64_t d = row / IH % ID, n = row / IH / ID;
+    const int64_t od = pg_min(OD - 1, (d + pr->p[0]) / pr->s[0]); /* the last window along D starting at or before d */
+    return pg_min(pg_q_items(pr, PG_QC), (n * OD + od + 1) * OH);
+}
+
 /* The prepare pass over items [begin, end); the last item also zeroes the slack. */
 PG_AI void pg_q_prepare_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, float *qws, int64_t begin,
                            int64_t end, int order, poolgrad_dtype dt)

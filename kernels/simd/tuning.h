@@ -109,6 +109,17 @@
  * registers (16 at 128/256 bits). Origin: set with the first SIMD kernels, no measurement recorded. */
 #define PG_CU 4
 
+/* _nhwc_q: gradInput elements per step of the pipelined execution (the q a step prepares is read by the step's
+ * rows and the next ones while cached, instead of a workspace pass through memory). Unit: elements (rows of
+ * IW x C, at least one). Bound: L2 (the q planes of a step and its neighbours). Origin: AMD Zen 4, 3D k3s1p1
+ * ceil NDHWC (32 MiB of q): 65536 and 262144 0.83-0.97 of the time of the whole prepare pass first, 16384
+ * slower than 65536 (1.03-1.4). */
+#define PG_QPIPE 262144
+/* _nhwc_q: the smallest workspace that is pipelined. Unit: bytes. Bound: below it the workspace stays
+ * largely cached between the passes and the steps' barriers cost more than they save. Origin: AMD Zen 4
+ * (32 MB L3), 3D k3s2p1 NDHWC (6.1 MiB of q) pipelined: 1.02 the time with 1 thread, 1.12-1.14 with 2. */
+#define PG_QPIPE_MIN_BYTES (16 << 20)
+
 /* f16/bf16: consecutive pixels of a row with the same windows, computed and narrowed once. Unit:
  * pixels. Bound: the dst pointer table. Origin: commit 09f6fe9, no numbers recorded. */
 #define PG_CLP 32

@@ -254,7 +254,6 @@ static void reset_output(tcase *tc)
         tc->gi.buf.raw[i] = pgt_sentinel_byte(i);
 }
 
-/* [0, items) in random consecutive pieces, run in random order (items are independent). */
 /* Bytes of the buffer run() gets: the shared workspace, or a thread's scratch slot for kinds with one, which
  * half the time gets none (a thread past the plan's slots must compute without it, same bits). */
 static size_t run_buffer_bytes(pgt_rng *r, const poolgrad_kernel_conf *conf)
@@ -262,6 +261,7 @@ static size_t run_buffer_bytes(pgt_rng *r, const poolgrad_kernel_conf *conf)
     return conf->workspace_size + (conf->scratch_size && pgt_range(r, 0, 1) ? conf->scratch_size : 0);
 }
 
+/* [0, items) in random consecutive pieces, run in random order (items are independent). */
 static void run_split(pgt_rng *r, const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t items,
                       void (*fn)(const poolgrad_problem *, const poolgrad_kernel_conf *, void *, int64_t, int64_t))
 {
@@ -282,6 +282,30 @@ static void run_split(pgt_rng *r, const poolgrad_problem *pr, const poolgrad_ker
         int p = reverse ? nc - 1 - i : i;
         if (cuts[p + 1] > cuts[p])
             fn(pr, conf, ws, cuts[p], cuts[p + 1]);
+    }
+}
+
+/* poolgrad_execute's pipelined order for kernels with prepare_needed, in random steps: each step prepares only
+ * the items prepare_needed says its rows read (the workspace starts as sentinel bytes, so an undercount changes
+ * the result), then runs its rows */
+static void run_pipelined_steps(pgt_rng *r, const poolgrad_problem *pr, const poolgrad_kernel_conf *conf,
+                                const poolgrad_kernel *k, void *ws, const char *who)
+{
+    const int64_t items = conf->work_items, maxstep = items / 3 > 1 ? items / 3 : 1;
+    int64_t done = 0;
+    for (int64_t r0 = 0; r0 < items;) {
+        const int64_t r1 = pgt_range(r, r0 + 1, items - r0 > maxstep ? r0 + maxstep : items);
+        int64_t need = r1 == items ? conf->prepare_items : k->prepare_needed(pr, r1 - 1);
+        if (need > conf->prepare_items)
+            need = conf->prepare_items;
+        CA_EXPECT(r1 == items || need >= done, "%s: prepare_needed(%lld) = %lld is below an earlier step's %lld", who,
+                  (long long)(r1 - 1), (long long)need, (long long)done);
+        if (need > done) {
+            k->prepare(pr, conf, ws, done, need);
+            done = need;
+        }
+        k->run(pr, conf, ws, r0, r1);
+        r0 = r1;
     }
 }
 
@@ -309,9 +333,13 @@ static int check_kernels(pgt_rng *r, tcase *tc)
         reset_output(tc);
         const size_t wsb = run_buffer_bytes(r, &conf);
         pgt_buffer ws = pgt_alloc(POOLGRAD_F32, (int64_t)((wsb + 3) / 4));
-        if (k->prepare)
-            run_split(r, pr, &conf, ws.data, conf.prepare_items, k->prepare);
-        run_split(r, pr, &conf, wsb ? ws.data : NULL, conf.work_items, k->run);
+        if (k->prepare && k->prepare_needed && pgt_range(r, 0, 1)) { /* whether or not this size is pipelined */
+            run_pipelined_steps(r, pr, &conf, k, ws.data, who);
+        } else {
+            if (k->prepare)
+                run_split(r, pr, &conf, ws.data, conf.prepare_items, k->prepare);
+            run_split(r, pr, &conf, wsb ? ws.data : NULL, conf.work_items, k->run);
+        }
         bool ok = pgt_guards_intact(&ws);
         CA_EXPECT(ok, "%s: workspace guard written; case %s", who, tc->desc);
         pgt_free(&ws);
@@ -1466,22 +1494,26 @@ static void test_isa_caps_and_threads(void)
 }
 
 /* Large enough that several threads really split the rows (chunks of several rows each); under every
- * ISA cap the CPU can run, so the result never depends on which ISA is the host's best. */
+ * ISA cap the CPU can run, so the result never depends on which ISA is the host's best. The last case
+ * (3D k3s1p1 ceil, channels-last: _nhwc_q) runs execute()'s pipelined passes, in steps of 37 rows (its
+ * workspace is below the size the plan pipelines: the step is set here). */
 static void test_threads_large(void)
 {
     pgt_rng r = rng_for("threads_large");
     const int cpu_level = poolgrad_isa_level(poolgrad_cpu_isa());
-    int compared = 0;
-    for (int c = 0; c < 6; c++) {
-        poolgrad_dtype dt = (poolgrad_dtype)(c % 3);
-        int sd = 2 + (c / 3);
-        poolgrad_params pa = pgt_params(sd, 3, c % 2 ? 1 : 2, 1, c % 2, c % 2 == 0, 0);
-        int64_t shape2[4] = { 1, 3, 61, 67 }, shape3[5] = { 1, 2, 9, 23, 37 };
-        const int64_t *shape = sd == 2 ? shape2 : shape3;
+    int compared = 0, pipelined = 0;
+    for (int c = 0; c < 7; c++) {
+        const bool piped = c == 6;
+        poolgrad_dtype dt = piped ? POOLGRAD_F32 : (poolgrad_dtype)(c % 3);
+        int sd = piped ? 3 : 2 + (c / 3);
+        poolgrad_params pa = piped ? pgt_params(3, 3, 1, 1, true, false, 0)
+                                   : pgt_params(sd, 3, c % 2 ? 1 : 2, 1, c % 2, c % 2 == 0, 0);
+        int64_t shape2[4] = { 1, 3, 61, 67 }, shape3[5] = { 1, 2, 9, 23, 37 }, shape_piped[5] = { 2, 32, 8, 32, 64 };
+        const int64_t *shape = piped ? shape_piped : sd == 2 ? shape2 : shape3;
         int rank = sd + 2;
         int64_t oshape[5];
         CA_ASSERT(poolgrad_output_shape(&pa, rank, shape, oshape) == POOLGRAD_OK, "output shape");
-        for (int layout = 0; layout < 2; layout++) {
+        for (int layout = piped; layout < 2; layout++) {
             view gi, go;
             make_view(&r, &gi, dt, rank, sd, shape, layout ? LAYOUT_CHANNELS_LAST : LAYOUT_ROWMAJOR, false);
             make_view(&r, &go, dt, rank, sd, oshape, layout ? LAYOUT_CHANNELS_LAST : LAYOUT_ROWMAJOR, false);
@@ -1504,6 +1536,10 @@ static void test_threads_large(void)
                 poolgrad_status st = poolgrad_plan_create(&pa, &go.t, &gi.t, &plan);
                 poolgrad_set_thread_isa_cap(NULL);
                 CA_ASSERT(st == POOLGRAD_OK, "cap %s: plan_create", caps[ci]);
+                if (piped && plan->kernel && plan->kernel->prepare_needed) {
+                    plan->conf.pipeline_items = 37;
+                    pipelined++;
+                }
                 size_t wsz = poolgrad_plan_workspace_size(plan);
                 void *ws = wsz ? malloc(wsz) : NULL;
                 static const int thread_counts[] = { 1, 2, 3, 7 };
@@ -1531,7 +1567,8 @@ static void test_threads_large(void)
             pgt_free(&go.buf);
         }
     }
-    ca_note("threads_large: %d runs (every cap the CPU runs, 1/2/3/7 threads) compared with the reference", compared);
+    ca_note("threads_large: %d runs (every cap the CPU runs, 1/2/3/7 threads) compared with the reference, %d plans "
+            "pipelined", compared, pipelined);
 }
 
 /* ------------------------------------------------------------------ --bench */
