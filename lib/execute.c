@@ -8,6 +8,15 @@
 
 #include "internal.h"
 
+/* [begin, end) split in nt contiguous parts, the first n % nt one longer: part t (no n * t product that
+ * could overflow) */
+static void split_part(int64_t begin, int64_t end, int t, int nt, int64_t *b, int64_t *e)
+{
+    const int64_t n = end - begin, q = n / nt, r = n % nt;
+    *b = begin + t * q + (t < r ? t : r);
+    *e = *b + q + (t < r);
+}
+
 /* slot_stride > 0: ws holds `slots` per-thread slots that far apart, thread t runs with slot t (NULL past them) */
 static void run_parallel(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, size_t slot_stride,
                          int slots, int64_t items, int threads,
@@ -21,8 +30,6 @@ static void run_parallel(const poolgrad_problem *pr, const poolgrad_kernel_conf 
     int64_t chunks = (int64_t)threads * 4;
     if (chunks > items)
         chunks = items;
-    /* chunk i is [i*q + min(i, r), (i+1)*q + min(i+1, r)): no items*i product that could overflow */
-    const int64_t q = items / chunks, r = items % chunks;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && chunks > 1)
 #endif
@@ -35,16 +42,10 @@ static void run_parallel(const poolgrad_problem *pr, const poolgrad_kernel_conf 
 #endif
             w = t < slots ? (char *)ws + (size_t)t * slot_stride : NULL;
         }
-        fn(pr, conf, w, i * q + (i < r ? i : r), (i + 1) * q + (i + 1 < r ? i + 1 : r));
+        int64_t b, e;
+        split_part(0, items, (int)i, (int)chunks, &b, &e);
+        fn(pr, conf, w, b, e);
     }
-}
-
-/* [begin, end) split in nt contiguous parts: part t */
-static void split_part(int64_t begin, int64_t end, int t, int nt, int64_t *b, int64_t *e)
-{
-    const int64_t n = end - begin, q = n / nt, r = n % nt;
-    *b = begin + t * q + (t < r ? t : r);
-    *e = *b + q + (t < r);
 }
 
 /* The prepare and run passes alternated in steps of conf->pipeline_items run items: a step prepares the items
