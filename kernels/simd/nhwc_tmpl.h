@@ -226,6 +226,87 @@ PG_AI void nhwc_row_few(const poolgrad_problem *pr, const float *qc, char *grow,
     }
 }
 
+/*
+ * Two gradInput rows a and b of the same (n, d) whose window rows are [o, o + 1) and [o, o + 2) (k3s2 along H:
+ * rows 2o and 2o + 1): row a's terms at a pixel are the first terms of row b's there, so row b's sum goes on
+ * from row a's (same bits, a third fewer loads and adds than the two rows apart). q[j]: window row o at window
+ * j of the pixel; q[2 + j]: window row o + 1. n (<= 2) is a compile-time constant after inlining.
+ */
+PG_AI void nhwc_px_pair(const float *const *q, int n, int64_t c0, int64_t c1, char *dsta, char *dstb, bool stream,
+                        poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    int64_t c = c0;
+    for (; c + PG_CU * VL <= c1; c += PG_CU * VL) {
+        vf acc[PG_CU];
+        for (int u = 0; u < PG_CU; u++)
+            acc[u] = vf_zero();
+        for (int j = 0; j < n; j++)
+            for (int u = 0; u < PG_CU; u++)
+                acc[u] = vf_add(acc[u], vf_loadu(q[j] + c + u * VL));
+        for (int u = 0; u < PG_CU; u++)
+            pg_st_stream(dsta + (c + u * VL) * es, acc[u], dt, stream);
+        for (int j = 0; j < n; j++)
+            for (int u = 0; u < PG_CU; u++)
+                acc[u] = vf_add(acc[u], vf_loadu(q[2 + j] + c + u * VL));
+        for (int u = 0; u < PG_CU; u++)
+            pg_st_stream(dstb + (c + u * VL) * es, acc[u], dt, stream);
+    }
+    for (; c < c1; c += VL) { /* whole-vector loads: the slack */
+        vf acc = vf_zero();
+        for (int j = 0; j < n; j++)
+            acc = vf_add(acc, vf_loadu(q[j] + c));
+        if (c + VL <= c1)
+            pg_st_stream(dsta + c * es, acc, dt, stream);
+        else
+            pg_st_n(dsta + c * es, acc, c1 - c, dt);
+        for (int j = 0; j < n; j++)
+            acc = vf_add(acc, vf_loadu(q[2 + j] + c));
+        if (c + VL <= c1)
+            pg_st_stream(dstb + c * es, acc, dt, stream);
+        else
+            pg_st_n(dstb + c * es, acc, c1 - c, dt);
+    }
+}
+
+/* nhwc_row_few for a pair of rows (nhwc_px_pair): ta, tb the q offsets of window rows o and o + 1 */
+PG_AI void nhwc_row_few_pair(const poolgrad_problem *pr, const float *qc, char *grow_a, char *grow_b, int64_t c0,
+                             int64_t c1, int64_t ta, int64_t tb, const pg_axis *axw, int64_t qpitch, bool stream,
+                             poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt), IW = pr->in[2], wstride = pr->gi_stride[PG_W];
+    for (int64_t w = 0; w < IW; w++) {
+        int64_t ow0, ow1;
+        pg_axis_range(axw, pr, w, &ow0, &ow1);
+        const float *q[4] = { qc, qc, qc, qc }; /* set: gcc cannot tell that only the first n are read */
+        for (int j = 0; j < 2 && ow0 + j < ow1; j++) {
+            q[j] = qc + ta + (ow0 + j) * qpitch;
+            q[2 + j] = qc + tb + (ow0 + j) * qpitch;
+        }
+        char *da = grow_a + w * wstride * es, *db = grow_b + w * wstride * es;
+        switch (ow1 - ow0) {
+        case 1: nhwc_px_pair(q, 1, c0, c1, da, db, stream, dt); break;
+        case 2: nhwc_px_pair(q, 2, c0, c1, da, db, stream, dt); break;
+        default: /* no window: +0.0 */
+            nhwc_px(q, 0, 0, c0, c1, da, stream, dt);
+            nhwc_px(q, 0, 0, c0, c1, db, stream, dt);
+            break;
+        }
+    }
+}
+
+/* Whether gradInput row p (one window row: T == 1) and the next row form a pair for nhwc_row_few_pair: same
+ * (n, d), and the next row's H windows are p's and the one after. */
+PG_AI bool nhwc_pairs_next(const poolgrad_problem *pr, const pg_axis *axh, pg_pos p, int T)
+{
+    if (T != 1 || p.h + 1 >= pr->in[1])
+        return false;
+    int64_t a0, a1, b0, b1;
+    pg_axis_range(axh, pr, p.h, &a0, &a1);
+    pg_axis_range(axh, pr, p.h + 1, &b0, &b1);
+    return a1 == a0 + 1 && b0 == a0 && b1 == a0 + 2;
+}
+
 /* nhwc_row_few outlined once per dtype and streaming choice: inlined into the run loops, its pixel bodies
  * took the portable build (SIMDe without native paths) over the stack budget (68-81 KiB); a call per row */
 #define PG_NHWC_FEW_BODY(name, st, dtc) \
@@ -241,6 +322,19 @@ PG_NHWC_FEW_BODY(nhwc_row_few_f16, false, POOLGRAD_F16)
 PG_NHWC_FEW_BODY(nhwc_row_few_bf16, false, POOLGRAD_BF16)
 #undef PG_NHWC_FEW_BODY
 
+#define PG_NHWC_PAIR_BODY(name, st, dtc) \
+    static __attribute__((noinline)) void name(const poolgrad_problem *pr, const float *qc, char *grow_a, \
+                                               char *grow_b, int64_t c0, int64_t c1, int64_t ta, int64_t tb, \
+                                               const pg_axis *axw, int64_t qpitch) \
+    { \
+        nhwc_row_few_pair(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch, st, dtc); \
+    }
+PG_NHWC_PAIR_BODY(nhwc_row_few_pair_f32_stream, true, POOLGRAD_F32)
+PG_NHWC_PAIR_BODY(nhwc_row_few_pair_f32, false, POOLGRAD_F32)
+PG_NHWC_PAIR_BODY(nhwc_row_few_pair_f16, false, POOLGRAD_F16)
+PG_NHWC_PAIR_BODY(nhwc_row_few_pair_bf16, false, POOLGRAD_BF16)
+#undef PG_NHWC_PAIR_BODY
+
 /* the outlined nhwc_row_few of (stream, dt), compile-time constants here */
 PG_AI void nhwc_row_few_call(const poolgrad_problem *pr, const float *qc, char *grow, int64_t c0, int64_t c1, int T,
                              const int64_t *tbase, const pg_axis *axw, int64_t qpitch, bool stream, poolgrad_dtype dt)
@@ -253,6 +347,21 @@ PG_AI void nhwc_row_few_call(const poolgrad_problem *pr, const float *qc, char *
         nhwc_row_few_f32_stream(pr, qc, grow, c0, c1, T, tbase, axw, qpitch);
     else
         nhwc_row_few_f32(pr, qc, grow, c0, c1, T, tbase, axw, qpitch);
+}
+
+/* the outlined nhwc_row_few_pair of (stream, dt) */
+PG_AI void nhwc_row_few_pair_call(const poolgrad_problem *pr, const float *qc, char *grow_a, char *grow_b, int64_t c0,
+                                  int64_t c1, int64_t ta, int64_t tb, const pg_axis *axw, int64_t qpitch, bool stream,
+                                  poolgrad_dtype dt)
+{
+    if (dt == POOLGRAD_F16)
+        nhwc_row_few_pair_f16(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch);
+    else if (dt == POOLGRAD_BF16)
+        nhwc_row_few_pair_bf16(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch);
+    else if (stream)
+        nhwc_row_few_pair_f32_stream(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch);
+    else
+        nhwc_row_few_pair_f32(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch);
 }
 
 /* the band of a channel block: window rows x OW x Cb floats, channels [cb0, cb0 + cbn) */
@@ -328,6 +437,14 @@ PG_AI void nhwc_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
     for (int64_t row = begin; row < end; row++) {
         const int T = nhwc_terms(pr, &axes[0], &axes[1], p, use_q, NULL, tbase, &td, NULL, dt);
         char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
+        if (use_q && few && row + 1 < end && nhwc_pairs_next(pr, &axes[1], p, T)) {
+            const int64_t OW = pr->out[2]; /* window row o + 1 of the same (n, od) follows o in the workspace */
+            nhwc_row_few_pair_call(pr, qws, grow, grow + gs[PG_H] * es, 0, C, tbase[0], tbase[0] + OW * C, &axes[2],
+                                   C, stream, dt);
+            pg_pos_advance(&p, 2, IH, ID, 1);
+            row++;
+            continue;
+        }
         if (use_q && few && T <= PG_FEWT)
             nhwc_row_few_call(pr, qws, grow, 0, C, T, tbase, &axes[2], C, stream, dt);
         else
@@ -746,6 +863,17 @@ PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf 
                 const pg_pos p = pg_pos_of(row, IH, ID, 1);
                 const int T = nhwc_terms(pr, &axes[0], &axes[1], p, true, &band, tbase, &td, NULL, dt);
                 char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
+                if (few && row + 1 < r1 && nhwc_pairs_next(pr, &axes[1], p, T)) {
+                    /* the next row's new window row goes to another slot (oh mod SH): row p's stays */
+                    pg_pos pb = p;
+                    pb.h++;
+                    int64_t tb[PG_TMAX];
+                    nhwc_terms(pr, &axes[0], &axes[1], pb, true, &band, tb, &td, NULL, dt);
+                    nhwc_row_few_pair_call(pr, qc, grow, grow + gs[PG_H] * es, cb0, cb0 + band.cbn, tbase[0], tb[1],
+                                           &axes[2], Cb, stream, dt);
+                    row++;
+                    continue;
+                }
                 if (few && T <= PG_FEWT)
                     nhwc_row_few_call(pr, qc, grow, cb0, cb0 + band.cbn, T, tbase, &axes[2], Cb, stream, dt);
                 else
