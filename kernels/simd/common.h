@@ -37,6 +37,15 @@ static inline int64_t pg_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b
             PG_DT_DISPATCH(dtype, fn, __VA_ARGS__, false); \
     } while (0)
 
+/* PG_DT_DISPATCH_STREAM for the kinds whose configure may stream f16/bf16 results too (pg_stream_worth_half) */
+#define PG_DT_DISPATCH_STREAM_ANY(dtype, stream, fn, ...) \
+    do { \
+        if (stream) \
+            PG_DT_DISPATCH(dtype, fn, __VA_ARGS__, true); \
+        else \
+            PG_DT_DISPATCH(dtype, fn, __VA_ARGS__, false); \
+    } while (0)
+
 /*
  * Division by a window's divisor. Kernels combine divisor factors as floats (products of exact factors)
  * and divide with pg_quot. When every divisor is + or - 2^j (pr->divisors_pow2) the factors are their
@@ -96,19 +105,34 @@ static inline bool pg_terms_ok(const poolgrad_problem *pr)
  * that with an aligned base no line is written partly streamed, partly not, nor in parts far apart in time.
  * Either measured 1.4-1.8x slower (resnet f32 NCHW, rows of 56 floats; inception f32 NHWC, _nhwc_s1 passes of
  * 8 channels under AVX2, 4 under SSE2). */
-static inline bool pg_stream_worth(const poolgrad_problem *pr, int64_t pass)
+static inline bool pg_stream_lines(const poolgrad_problem *pr, int64_t pass, int64_t es)
 {
+    /* the f32 size whatever the dtype */
     const double bytes = (double)pr->n * (double)pr->c * (double)pr->in[0] * (double)pr->in[1] * (double)pr->in[2] * 4.0;
-    if (pr->dtype != POOLGRAD_F32 || bytes < (double)PG_STREAM_MIN_BYTES || VL * (int)sizeof(float) < PG_STREAM_MIN_VECTOR_BYTES)
+    const int64_t line = 64 / es; /* elements per 64-byte line */
+    if (bytes < (double)PG_STREAM_MIN_BYTES || VL * es < PG_STREAM_MIN_VECTOR_BYTES)
         return false;
     const int unit = pg_gi_cl(pr) ? PG_C : PG_W;
     const int64_t run = unit == PG_C ? pr->c : pr->in[2];
-    if (run % 16 != 0 || (pass < run && pass % 16 != 0))
+    if (run % line != 0 || (pass < run && pass % line != 0))
         return false;
     for (int a = PG_N; a <= PG_W; a++)
-        if (a != unit && pr->gi_stride[a] % 16 != 0)
+        if (a != unit && pr->gi_stride[a] % line != 0)
             return false;
     return true;
+}
+
+static inline bool pg_stream_worth(const poolgrad_problem *pr, int64_t pass)
+{
+    return pr->dtype == POOLGRAD_F32 && pg_stream_lines(pr, pass, 4);
+}
+
+/* pg_stream_worth, and f16/bf16 results too (with vectors of PG_STREAM_MIN_VECTOR_BYTES of 16-bit lanes: AVX-512):
+ * for the pixel walks of _nhwc_b and _nhwc_q with k2s1 or k3s2 along W (nhwc_row_few, nhwc_row_few_pair), where
+ * it was measured faster (tuning.h); elsewhere 16-bit streaming did not pay (README, negative results) */
+static inline bool pg_stream_worth_half(const poolgrad_problem *pr, int64_t pass)
+{
+    return pg_stream_worth(pr, pass) || (pr->dtype != POOLGRAD_F32 && pg_stream_lines(pr, pass, 2));
 }
 
 /* D and H kernel extents small enough for the band kinds' slot arithmetic (products of window counts) */

@@ -76,13 +76,15 @@ PG_AI void pg_st(char *p, vf v, poolgrad_dtype dt)
         vh_storeu(p, vh_from_vf(v, dt));
 }
 
-/* pg_st, but with stream (conf->stream_stores) an f32 vector aligned to its width is stored non-temporally:
- * no read for ownership of the line, and the gradOutput being read stays cached. The run ends with
- * v_stream_fence. */
+/* pg_st, but with stream (conf->stream_stores) a vector aligned to its width is stored non-temporally: no
+ * read for ownership of the line, and the gradOutput being read stays cached. The run ends with
+ * v_stream_fence. f16/bf16 only in the kinds dispatched with PG_DT_DISPATCH_STREAM_ANY. */
 PG_AI void pg_st_stream(char *p, vf v, poolgrad_dtype dt, bool stream)
 {
     if (dt == POOLGRAD_F32 && stream && ((uintptr_t)p & (VL * sizeof(float) - 1)) == 0)
         vf_stream((float *)(void *)p, vf_canonical_nan(v));
+    else if (dt != POOLGRAD_F32 && stream && ((uintptr_t)p & (VL * 2 - 1)) == 0)
+        vh_stream(p, vh_from_vf(v, dt));
     else
         pg_st(p, v, dt);
 }

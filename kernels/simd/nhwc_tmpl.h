@@ -318,7 +318,9 @@ PG_AI bool nhwc_pairs_next(const poolgrad_problem *pr, const pg_axis *axh, pg_po
     }
 PG_NHWC_FEW_BODY(nhwc_row_few_f32_stream, true, POOLGRAD_F32)
 PG_NHWC_FEW_BODY(nhwc_row_few_f32, false, POOLGRAD_F32)
+PG_NHWC_FEW_BODY(nhwc_row_few_f16_stream, true, POOLGRAD_F16)
 PG_NHWC_FEW_BODY(nhwc_row_few_f16, false, POOLGRAD_F16)
+PG_NHWC_FEW_BODY(nhwc_row_few_bf16_stream, true, POOLGRAD_BF16)
 PG_NHWC_FEW_BODY(nhwc_row_few_bf16, false, POOLGRAD_BF16)
 #undef PG_NHWC_FEW_BODY
 
@@ -331,7 +333,9 @@ PG_NHWC_FEW_BODY(nhwc_row_few_bf16, false, POOLGRAD_BF16)
     }
 PG_NHWC_PAIR_BODY(nhwc_row_few_pair_f32_stream, true, POOLGRAD_F32)
 PG_NHWC_PAIR_BODY(nhwc_row_few_pair_f32, false, POOLGRAD_F32)
+PG_NHWC_PAIR_BODY(nhwc_row_few_pair_f16_stream, true, POOLGRAD_F16)
 PG_NHWC_PAIR_BODY(nhwc_row_few_pair_f16, false, POOLGRAD_F16)
+PG_NHWC_PAIR_BODY(nhwc_row_few_pair_bf16_stream, true, POOLGRAD_BF16)
 PG_NHWC_PAIR_BODY(nhwc_row_few_pair_bf16, false, POOLGRAD_BF16)
 #undef PG_NHWC_PAIR_BODY
 
@@ -339,8 +343,12 @@ PG_NHWC_PAIR_BODY(nhwc_row_few_pair_bf16, false, POOLGRAD_BF16)
 PG_AI void nhwc_row_few_call(const poolgrad_problem *pr, const float *qc, char *grow, int64_t c0, int64_t c1, int T,
                              const int64_t *tbase, const pg_axis *axw, int64_t qpitch, bool stream, poolgrad_dtype dt)
 {
-    if (dt == POOLGRAD_F16)
+    if (dt == POOLGRAD_F16 && stream)
+        nhwc_row_few_f16_stream(pr, qc, grow, c0, c1, T, tbase, axw, qpitch);
+    else if (dt == POOLGRAD_F16)
         nhwc_row_few_f16(pr, qc, grow, c0, c1, T, tbase, axw, qpitch);
+    else if (dt == POOLGRAD_BF16 && stream)
+        nhwc_row_few_bf16_stream(pr, qc, grow, c0, c1, T, tbase, axw, qpitch);
     else if (dt == POOLGRAD_BF16)
         nhwc_row_few_bf16(pr, qc, grow, c0, c1, T, tbase, axw, qpitch);
     else if (stream)
@@ -354,8 +362,12 @@ PG_AI void nhwc_row_few_pair_call(const poolgrad_problem *pr, const float *qc, c
                                   int64_t c1, int64_t ta, int64_t tb, const pg_axis *axw, int64_t qpitch, bool stream,
                                   poolgrad_dtype dt)
 {
-    if (dt == POOLGRAD_F16)
+    if (dt == POOLGRAD_F16 && stream)
+        nhwc_row_few_pair_f16_stream(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch);
+    else if (dt == POOLGRAD_F16)
         nhwc_row_few_pair_f16(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch);
+    else if (dt == POOLGRAD_BF16 && stream)
+        nhwc_row_few_pair_bf16_stream(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch);
     else if (dt == POOLGRAD_BF16)
         nhwc_row_few_pair_bf16(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch);
     else if (stream)
@@ -475,7 +487,7 @@ static bool nhwc_q_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *c
     if (!(pg_gi_cl(pr) && pg_terms_ok(pr)))
         return false;
     *conf = pg_nhwc_conf(pr);
-    conf->stream_stores = pg_stream_worth(pr, pr->c);
+    conf->stream_stores = pg_few_w(pr) ? pg_stream_worth_half(pr, pr->c) : pg_stream_worth(pr, pr->c);
     conf->workspace_size = pg_q_workspace(pr, PG_QC);
     conf->prepare_items = pg_q_items(pr, PG_QC);
     if (conf->workspace_size >= PG_QPIPE_MIN_BYTES)
@@ -492,7 +504,7 @@ static void nhwc_q_prepare(const poolgrad_problem *pr, const poolgrad_kernel_con
 static void nhwc_q_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
                        int64_t end)
 {
-    PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nhwc_run_dt, pr, ws, begin, end, true);
+    PG_DT_DISPATCH_STREAM_ANY(pr->dtype, conf->stream_stores, nhwc_run_dt, pr, ws, begin, end, true);
 }
 
 /* ---- _nhwc_s1 */
@@ -827,7 +839,8 @@ static bool nhwc_b_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *c
     const int64_t nb = pg_ceil_div(pr->c, cmax);
     *conf = pg_nhwc_conf(pr);
     conf->channel_block = pg_ceil_div(pg_ceil_div(pr->c, nb), VL) * VL;
-    conf->stream_stores = pg_stream_worth(pr, conf->channel_block);
+    conf->stream_stores = pg_few_w(pr) ? pg_stream_worth_half(pr, conf->channel_block)
+                                       : pg_stream_worth(pr, conf->channel_block);
     conf->band_sd = sd;
     conf->band_sh = sh;
     conf->band_len = pr->out[2] * conf->channel_block;
@@ -892,7 +905,7 @@ static void nhwc_b_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *c
                        int64_t end)
 {
     (void)ws;
-    PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nhwc_b_run_dt, pr, conf, begin, end);
+    PG_DT_DISPATCH_STREAM_ANY(pr->dtype, conf->stream_stores, nhwc_b_run_dt, pr, conf, begin, end);
 }
 
 /* ================================================================ the kernel table entries */

@@ -161,7 +161,11 @@
  * alternating runs, ratios to oneDNN pairwise): inception f32 NHWC (_nhwc_s1, 28.7 MiB) 0.82-0.91x -> 1.26-1.38x,
  * k2s2 f32 NHWC (24.5 MiB) 1.12-1.19x -> 1.42-1.52x, resnet f32 NHWC (24.5 MiB) unchanged (1.04-1.16x against
  * 1.07-1.15x), 51 MB f32 NDHWC rows 14-28% faster (3D k3s2p1 _nhwc_q 4.0 -> 2.9 ms, 3D k2s2 _nhwc 2.65 ->
- * 2.27 ms); f16/bf16 rows, bound by their arithmetic, unchanged when streamed, so they are not. At any thread
+ * 2.27 ms); f16/bf16 rows unchanged when streamed, so they are not, except in the pixel walks of _nhwc_b and
+ * _nhwc_q with k2s1/k3s2 along W (pg_stream_worth_half; from the same element count, 16 MiB as f32): with the
+ * row pairs of nhwc_row_few_pair, 2026-12-05 (3 interleaved rounds against unpaired, unstreamed 0e88c67,
+ * AVX-512) resnet NHWC f16 0.81, bf16 0.73, 3D k3s2p1 NDHWC f16 0.82, bf16 0.84 of the time (one thread),
+ * 0.78-0.99 with two, the other channels-last rows within noise. At any thread
  * count: with two threads, 3D k2s2 f32 NDHWC once measured 11% slower (1.78 -> 1.99 ms), but 2026-12-04 (10-12
  * interleaved rounds, medians) 3D k3s1p1 ceil f32 NCDHW 8.20 -> 7.28 ms and NDHWC 8.34 -> 7.40 ms streamed, 3D
  * k2s2 f32 NDHWC 2.16 -> 2.10 ms and 3D k3s2p1 f32 NDHWC 2.57 -> 2.54 ms (the unstreamed rows of the same runs

@@ -8,7 +8,7 @@
  * Every level provides the same names:
  *   VL, vf (VL floats), vi (VL int32)
  *   vf_zero vf_set1 vf_add vf_sub vf_mul vf_div vf_loadu vf_storeu          IEEE float lanes
- *   vf_stream                                                                 a non-temporal store (p aligned to the
+ *   vf_stream vh_stream                                                       a non-temporal store (p aligned to the
  *                                                                             vector; vec.h's v_stream_fence orders them)
  *   vi_set1 vi_loadu vi_and vi_or vi_add vi_sub vi_slli vi_srli vi_srai      int32 lanes
  *   vi_as_f vf_as_i                                                           bit casts

@@ -63,6 +63,7 @@ PG_AI int vi_all_in(vi a, int32_t lo, int32_t hi)
 typedef simde__m128i vh;
 PG_AI vh vh_loadu(const void *p) { return simde_mm_loadl_epi64((const simde__m128i *)p); }
 PG_AI void vh_storeu(void *p, vh h) { simde_mm_storel_epi64((simde__m128i *)p, h); }
+PG_AI void vh_stream(void *p, vh h) { vh_storeu(p, h); } /* 8 bytes: a plain store */
 /* zero-extended to 32-bit lanes */
 PG_AI vi vh_widen(vh h) { return simde_mm_unpacklo_epi16(h, simde_mm_setzero_si128()); }
 /* the low 16 bits of each lane */

@@ -57,6 +57,7 @@ PG_AI int vi_all_in(vi a, int32_t lo, int32_t hi)
 typedef simde__m128i vh;
 PG_AI vh vh_loadu(const void *p) { return simde_mm_loadu_si128((const simde__m128i *)p); }
 PG_AI void vh_storeu(void *p, vh h) { simde_mm_storeu_si128((simde__m128i *)p, h); }
+PG_AI void vh_stream(void *p, vh h) { simde_mm_stream_si128((simde__m128i *)p, h); } /* p 16-byte aligned */
 /* zero-extended to 32-bit lanes */
 PG_AI vi vh_widen(vh h) { return simde_mm256_cvtepu16_epi32(h); }
 /* the low 16 bits of each lane */

@@ -54,6 +54,7 @@ PG_AI int vi_all_in(vi a, int32_t lo, int32_t hi)
 typedef simde__m256i vh;
 PG_AI vh vh_loadu(const void *p) { return simde_mm256_loadu_si256((const simde__m256i *)p); }
 PG_AI void vh_storeu(void *p, vh h) { simde_mm256_storeu_si256((simde__m256i *)p, h); }
+PG_AI void vh_stream(void *p, vh h) { simde_mm256_stream_si256((simde__m256i *)p, h); } /* p 32-byte aligned */
 /* zero-extended to 32-bit lanes; the low 16 bits of each lane. Native: vpmovzxwd / vpmovdw (SIMDe 0.7
  * has neither at 512 bits); else two halves, and a saturating pack made exact by a bias */
 #if defined(SIMDE_X86_AVX512F_NATIVE)
