@@ -877,12 +877,13 @@ PG_AI void nhwc_b_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf 
                 const int T = nhwc_terms(pr, &axes[0], &axes[1], p, true, &band, tbase, &td, NULL, dt);
                 char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
                 if (few && row + 1 < r1 && nhwc_pairs_next(pr, &axes[1], p, T)) {
-                    /* the next row's new window row goes to another slot (oh mod SH): row p's stays */
+                    /* the next row's new window row goes to another slot (oh mod SH): row p's stays; its
+                     * terms reuse tbase (no second PG_TMAX array: the portable build's stack budget) */
+                    const int64_t ta = tbase[0];
                     pg_pos pb = p;
                     pb.h++;
-                    int64_t tb[PG_TMAX];
-                    nhwc_terms(pr, &axes[0], &axes[1], pb, true, &band, tb, &td, NULL, dt);
-                    nhwc_row_few_pair_call(pr, qc, grow, grow + gs[PG_H] * es, cb0, cb0 + band.cbn, tbase[0], tb[1],
+                    nhwc_terms(pr, &axes[0], &axes[1], pb, true, &band, tbase, &td, NULL, dt);
+                    nhwc_row_few_pair_call(pr, qc, grow, grow + gs[PG_H] * es, cb0, cb0 + band.cbn, ta, tbase[1],
                                            &axes[2], Cb, stream, dt);
                     row++;
                     continue;

@@ -766,6 +766,33 @@ static void part_nhwc_window(void)
 }
 
 /*
+ * The row chains of the channels-last pixel walks (_nhwc_b and _nhwc_q with k2s1 or k3s2 along W), reached on
+ * purpose on every ISA: rows 2o and 2o + 1 of k3s2 along H walked as a pair, and (_nhwc_q) two planes of k3s2
+ * along D with their rows four at a time; p 0 and 1 along H (pairs from even or from odd rows; along D p is 0,
+ * so planes pair from odd ones), odd H and D (a row or a plane left alone), channel blocks and tails, ceil mode,
+ * excluded padding, divisor overrides, a gapped view; random work splits cut pairs and quads.
+ */
+static void part_nhwc_chains(void)
+{
+    const bool q = family_is("nhwc_q");
+    if (!q && !family_is("nhwc_b"))
+        return;
+    pgt_rng r = rng_for("nhwc_chains");
+    static const axis_case cases2[] = {
+        { 2, { 2, 64, 9, 13 }, 1, 1, 3, 2, 1, 3, 2, 1, false, true, 0, LAYOUT_CHANNELS_LAST, true, "k3s2p1, C 64" },
+        { 2, { 1, 35, 8, 9 }, 1, 1, 3, 2, 0, 2, 1, 0, true, false, 0, LAYOUT_CHANNELS_LAST, true, "k3s2p0 along H, k2s1 along W, C 35, ceil, excl" },
+        { 2, { 3, 16, 7, 6 }, 1, 1, 3, 2, 1, 3, 2, 1, false, true, -6, LAYOUT_GAPPED_CL, true, "k3s2p1, gapped, divisor -6" },
+    }, cases3[] = {
+        { 3, { 1, 64, 7, 9, 11 }, 3, 2, 3, 2, 1, 3, 2, 1, false, true, 0, LAYOUT_CHANNELS_LAST, true, "3D k3s2, C 64" },
+        { 3, { 2, 35, 6, 8, 9 }, 3, 2, 3, 2, 0, 3, 2, 1, true, false, 0, LAYOUT_CHANNELS_LAST, true, "3D k3s2, C 35, ph 0, ceil, excl" },
+        { 3, { 1, 20, 5, 7, 6 }, 3, 2, 3, 2, 1, 2, 1, 0, false, true, 5, LAYOUT_CHANNELS_LAST, true, "3D k3s2, k2s1 along W, divisor 5" },
+    };
+    check_axis_cases(&r, cases2, sizeof cases2 / sizeof cases2[0], false);
+    if (q)
+        check_axis_cases(&r, cases3, sizeof cases3 / sizeof cases3[0], false);
+}
+
+/*
  * The channels-last one-window kind (_nhwc_w1), reached on purpose on every ISA: full channel blocks, single
  * vectors and tails; windows clipped by padding and by ceil mode, gaps between windows (k < s) and pixels past
  * the last window zeroed, whole gradInput rows with no window (k < s along H and D), W 1, excluded padding,
@@ -977,6 +1004,7 @@ static void run_family(const char *family)
     part_x2_rows();
     part_nhwc_window();
     part_nhwc_one_window();
+    part_nhwc_chains();
     part_special_values(400);
     part_empty_grad_output();
     part_conversions_exhaustive();
