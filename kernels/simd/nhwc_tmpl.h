@@ -307,6 +307,126 @@ PG_AI bool nhwc_pairs_next(const poolgrad_problem *pr, const pg_axis *axh, pg_po
     return a1 == a0 + 1 && b0 == a0 && b1 == a0 + 2;
 }
 
+/*
+ * Four gradInput rows (d, h), (d, h + 1), (d + 1, h), (d + 1, h + 1) of one n whose window rows along D and H
+ * are [a, a + 1), [a, a + 1), [a, a + 2), [a, a + 2) and [b, b + 1), [b, b + 2), [b, b + 1), [b, b + 2) (k3s2
+ * along D and H): in the reference's order (od, then oh, then ow) each row's terms at a pixel begin with
+ * another's, (a, b) -> (a, b + 1) -> (a + 1, b) (a + 1, b + 1) for rows 00, 01, 11, and (a, b) -> (a + 1, b)
+ * for row 10, so the sums go on from one another (same bits, 5 instead of 9 adds per window along W). q[j],
+ * q[2 + j], q[4 + j], q[6 + j]: window rows (a, b), (a, b + 1), (a + 1, b), (a + 1, b + 1) at window j of the
+ * pixel; n (<= 2) a compile-time constant after inlining.
+ */
+PG_AI void nhwc_px_quad(const float *const *q, int n, int64_t c0, int64_t c1, char *const *d, bool stream,
+                        poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    int64_t c = c0;
+    for (; c + PG_CU * VL <= c1; c += PG_CU * VL) {
+        vf acc[PG_CU], acc10[PG_CU];
+        for (int u = 0; u < PG_CU; u++)
+            acc[u] = vf_zero();
+        for (int j = 0; j < n; j++)
+            for (int u = 0; u < PG_CU; u++)
+                acc[u] = vf_add(acc[u], vf_loadu(q[j] + c + u * VL));
+        for (int u = 0; u < PG_CU; u++) {
+            pg_st_stream(d[0] + (c + u * VL) * es, acc[u], dt, stream);
+            acc10[u] = acc[u];
+        }
+        for (int j = 0; j < n; j++)
+            for (int u = 0; u < PG_CU; u++)
+                acc[u] = vf_add(acc[u], vf_loadu(q[2 + j] + c + u * VL));
+        for (int u = 0; u < PG_CU; u++)
+            pg_st_stream(d[1] + (c + u * VL) * es, acc[u], dt, stream);
+        for (int t = 4; t <= 6; t += 2)
+            for (int j = 0; j < n; j++)
+                for (int u = 0; u < PG_CU; u++)
+                    acc[u] = vf_add(acc[u], vf_loadu(q[t + j] + c + u * VL));
+        for (int u = 0; u < PG_CU; u++)
+            pg_st_stream(d[3] + (c + u * VL) * es, acc[u], dt, stream);
+        for (int j = 0; j < n; j++)
+            for (int u = 0; u < PG_CU; u++)
+                acc10[u] = vf_add(acc10[u], vf_loadu(q[4 + j] + c + u * VL));
+        for (int u = 0; u < PG_CU; u++)
+            pg_st_stream(d[2] + (c + u * VL) * es, acc10[u], dt, stream);
+    }
+    for (; c < c1; c += VL) { /* whole-vector loads: the slack */
+        const bool full = c + VL <= c1;
+        vf acc = vf_zero();
+        for (int j = 0; j < n; j++)
+            acc = vf_add(acc, vf_loadu(q[j] + c));
+        vf acc10 = acc;
+        if (full)
+            pg_st_stream(d[0] + c * es, acc, dt, stream);
+        else
+            pg_st_n(d[0] + c * es, acc, c1 - c, dt);
+        for (int j = 0; j < n; j++)
+            acc = vf_add(acc, vf_loadu(q[2 + j] + c));
+        if (full)
+            pg_st_stream(d[1] + c * es, acc, dt, stream);
+        else
+            pg_st_n(d[1] + c * es, acc, c1 - c, dt);
+        for (int t = 4; t <= 6; t += 2)
+            for (int j = 0; j < n; j++)
+                acc = vf_add(acc, vf_loadu(q[t + j] + c));
+        if (full)
+            pg_st_stream(d[3] + c * es, acc, dt, stream);
+        else
+            pg_st_n(d[3] + c * es, acc, c1 - c, dt);
+        for (int j = 0; j < n; j++)
+            acc10 = vf_add(acc10, vf_loadu(q[4 + j] + c));
+        if (full)
+            pg_st_stream(d[2] + c * es, acc10, dt, stream);
+        else
+            pg_st_n(d[2] + c * es, acc10, c1 - c, dt);
+    }
+}
+
+/* nhwc_row_few for four rows (nhwc_px_quad): grow[0..3] rows 00, 01, 10, 11; t00 the q offset of window row
+ * (a, b), dh and dd the offsets from it to (a, b + 1) and to (a + 1, b) */
+PG_AI void nhwc_row_few_quad(const poolgrad_problem *pr, const float *qc, char *const *grow, int64_t c0, int64_t c1,
+                             int64_t t00, int64_t dh, int64_t dd, const pg_axis *axw, int64_t qpitch, bool stream,
+                             poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt), IW = pr->in[2], wstride = pr->gi_stride[PG_W];
+    for (int64_t w = 0; w < IW; w++) {
+        int64_t ow0, ow1;
+        pg_axis_range(axw, pr, w, &ow0, &ow1);
+        const float *q[8] = { qc, qc, qc, qc, qc, qc, qc, qc }; /* set: gcc cannot tell that only n per row are read */
+        for (int j = 0; j < 2 && ow0 + j < ow1; j++) {
+            const float *b = qc + t00 + (ow0 + j) * qpitch;
+            q[j] = b;
+            q[2 + j] = b + dh;
+            q[4 + j] = b + dd;
+            q[6 + j] = b + dd + dh;
+        }
+        char *d[4];
+        for (int r = 0; r < 4; r++)
+            d[r] = grow[r] + w * wstride * es;
+        switch (ow1 - ow0) {
+        case 1: nhwc_px_quad(q, 1, c0, c1, d, stream, dt); break;
+        case 2: nhwc_px_quad(q, 2, c0, c1, d, stream, dt); break;
+        default: /* no window: +0.0 */
+            for (int r = 0; r < 4; r++)
+                nhwc_px(q, 0, 0, c0, c1, d[r], stream, dt);
+            break;
+        }
+    }
+}
+
+/* Whether the D windows of plane p.d are [a, a + 1) and those of the next plane [a, a + 2) (k3s2 along D:
+ * planes 2a and 2a + 1), so that nhwc_row_few_quad can walk the two planes' rows four at a time; and at most
+ * two windows along H, so that every row of the two planes has at most PG_FEWT window rows (the rows outside a
+ * quad take nhwc_row_few) */
+PG_AI bool nhwc_planes_pair(const poolgrad_problem *pr, const pg_axis *axd, pg_pos p)
+{
+    if (p.d + 1 >= pr->in[0] || pg_ceil_div(pr->k[1], pr->s[1]) > 2 || PG_FEWT < 4)
+        return false;
+    int64_t a0, a1, b0, b1;
+    pg_axis_range(axd, pr, p.d, &a0, &a1);
+    pg_axis_range(axd, pr, p.d + 1, &b0, &b1);
+    return a1 == a0 + 1 && b0 == a0 && b1 == a0 + 2;
+}
+
 /* nhwc_row_few outlined once per dtype and streaming choice: inlined into the run loops, its pixel bodies
  * took the portable build (SIMDe without native paths) over the stack budget (68-81 KiB); a call per row */
 #define PG_NHWC_FEW_BODY(name, st, dtc) \
@@ -338,6 +458,21 @@ PG_NHWC_PAIR_BODY(nhwc_row_few_pair_f16, false, POOLGRAD_F16)
 PG_NHWC_PAIR_BODY(nhwc_row_few_pair_bf16_stream, true, POOLGRAD_BF16)
 PG_NHWC_PAIR_BODY(nhwc_row_few_pair_bf16, false, POOLGRAD_BF16)
 #undef PG_NHWC_PAIR_BODY
+
+#define PG_NHWC_QUAD_BODY(name, st, dtc) \
+    static __attribute__((noinline)) void name(const poolgrad_problem *pr, const float *qc, char *const *grow, \
+                                               int64_t c0, int64_t c1, int64_t t00, int64_t dh, int64_t dd, \
+                                               const pg_axis *axw, int64_t qpitch) \
+    { \
+        nhwc_row_few_quad(pr, qc, grow, c0, c1, t00, dh, dd, axw, qpitch, st, dtc); \
+    }
+PG_NHWC_QUAD_BODY(nhwc_row_few_quad_f32_stream, true, POOLGRAD_F32)
+PG_NHWC_QUAD_BODY(nhwc_row_few_quad_f32, false, POOLGRAD_F32)
+PG_NHWC_QUAD_BODY(nhwc_row_few_quad_f16_stream, true, POOLGRAD_F16)
+PG_NHWC_QUAD_BODY(nhwc_row_few_quad_f16, false, POOLGRAD_F16)
+PG_NHWC_QUAD_BODY(nhwc_row_few_quad_bf16_stream, true, POOLGRAD_BF16)
+PG_NHWC_QUAD_BODY(nhwc_row_few_quad_bf16, false, POOLGRAD_BF16)
+#undef PG_NHWC_QUAD_BODY
 
 /* the outlined nhwc_row_few of (stream, dt), compile-time constants here */
 PG_AI void nhwc_row_few_call(const poolgrad_problem *pr, const float *qc, char *grow, int64_t c0, int64_t c1, int T,
@@ -374,6 +509,25 @@ PG_AI void nhwc_row_few_pair_call(const poolgrad_problem *pr, const float *qc, c
         nhwc_row_few_pair_f32_stream(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch);
     else
         nhwc_row_few_pair_f32(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch);
+}
+
+/* the outlined nhwc_row_few_quad of (stream, dt) */
+PG_AI void nhwc_row_few_quad_call(const poolgrad_problem *pr, const float *qc, char *const *grow, int64_t c0,
+                                  int64_t c1, int64_t t00, int64_t dh, int64_t dd, const pg_axis *axw, int64_t qpitch,
+                                  bool stream, poolgrad_dtype dt)
+{
+    if (dt == POOLGRAD_F16 && stream)
+        nhwc_row_few_quad_f16_stream(pr, qc, grow, c0, c1, t00, dh, dd, axw, qpitch);
+    else if (dt == POOLGRAD_F16)
+        nhwc_row_few_quad_f16(pr, qc, grow, c0, c1, t00, dh, dd, axw, qpitch);
+    else if (dt == POOLGRAD_BF16 && stream)
+        nhwc_row_few_quad_bf16_stream(pr, qc, grow, c0, c1, t00, dh, dd, axw, qpitch);
+    else if (dt == POOLGRAD_BF16)
+        nhwc_row_few_quad_bf16(pr, qc, grow, c0, c1, t00, dh, dd, axw, qpitch);
+    else if (stream)
+        nhwc_row_few_quad_f32_stream(pr, qc, grow, c0, c1, t00, dh, dd, axw, qpitch);
+    else
+        nhwc_row_few_quad_f32(pr, qc, grow, c0, c1, t00, dh, dd, axw, qpitch);
 }
 
 /* the band of a channel block: window rows x OW x Cb floats, channels [cb0, cb0 + cbn) */
@@ -447,6 +601,36 @@ PG_AI void nhwc_run_dt(const poolgrad_problem *pr, const float *qws, int64_t beg
     const bool few = pg_few_w(pr);
     pg_pos p = pg_pos_of(begin, IH, ID, 1);
     for (int64_t row = begin; row < end; row++) {
+        if (use_q && few && p.h == 0 && row + 2 * IH <= end && nhwc_planes_pair(pr, &axes[0], p)) {
+            /* planes d and d + 1 together: rows four at a time where H pairs too, else one at a time */
+            const int64_t OH = pr->out[1], OW = pr->out[2];
+            for (int64_t h = 0; h < IH;) {
+                pg_pos ph = p;
+                ph.h = h;
+                const int T = nhwc_terms(pr, &axes[0], &axes[1], ph, true, NULL, tbase, &td, NULL, dt);
+                char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + h * gs[PG_H]) * es;
+                if (nhwc_pairs_next(pr, &axes[1], ph, T)) {
+                    char *const g4[4] = { grow, grow + gs[PG_H] * es, grow + gs[PG_D] * es,
+                                          grow + (gs[PG_D] + gs[PG_H]) * es };
+                    nhwc_row_few_quad_call(pr, qws, g4, 0, C, tbase[0], OW * C, OH * OW * C, &axes[2], C, stream, dt);
+                    h += 2;
+                    continue;
+                }
+                for (int e = 0; e < 2; e++) { /* (d, h), then (d + 1, h) */
+                    ph.d = p.d + e;
+                    const int Te = nhwc_terms(pr, &axes[0], &axes[1], ph, true, NULL, tbase, &td, NULL, dt);
+                    nhwc_row_few_call(pr, qws, grow + e * gs[PG_D] * es, 0, C, Te, tbase, &axes[2], C, stream, dt);
+                }
+                h++;
+            }
+            p.d += 2; /* p.d + 1 < ID, so at most ID */
+            if (p.d == ID) {
+                p.d = 0;
+                p.n++;
+            }
+            row += 2 * IH - 1;
+            continue;
+        }
         const int T = nhwc_terms(pr, &axes[0], &axes[1], p, use_q, NULL, tbase, &td, NULL, dt);
         char *grow = pr->gi + (p.n * gs[PG_N] + p.d * gs[PG_D] + p.h * gs[PG_H]) * es;
         if (use_q && few && row + 1 < end && nhwc_pairs_next(pr, &axes[1], p, T)) {
