@@ -427,108 +427,44 @@ PG_AI bool nhwc_planes_pair(const poolgrad_problem *pr, const pg_axis *axd, pg_p
     return a1 == a0 + 1 && b0 == a0 && b1 == a0 + 2;
 }
 
-/* nhwc_row_few outlined once per dtype and streaming choice: inlined into the run loops, its pixel bodies
- * took the portable build (SIMDe without native paths) over the stack budget (68-81 KiB); a call per row */
-#define PG_NHWC_FEW_BODY(name, st, dtc) \
-    static __attribute__((noinline)) void name(const poolgrad_problem *pr, const float *qc, char *grow, int64_t c0, \
-                                               int64_t c1, int T, const int64_t *tbase, const pg_axis *axw, \
-                                               int64_t qpitch) \
+/*
+ * The pixel walks (nhwc_row_few, nhwc_row_few_pair, nhwc_row_few_quad) outlined once per dtype and streaming
+ * choice: inlined into the run loops, their pixel bodies took the portable build (SIMDe without native paths)
+ * over the stack budget (68-81 KiB); a call per row. PG_NHWC_OUTLINE(walk, PARAMS, ARGS) defines the six
+ * bodies walk_<dt>[_stream] PARAMS and walk_call(PARAMS, stream, dt), which calls the one of (stream, dt) with
+ * ARGS (PARAMS and ARGS parenthesized: the walk's parameters but stream and dt, and their names).
+ */
+#define PG_UNPAREN(...) __VA_ARGS__
+#define PG_NHWC_OUTLINE(walk, PARAMS, ARGS) \
+    static __attribute__((noinline)) void walk##_f32_stream PARAMS { walk(PG_UNPAREN ARGS, true, POOLGRAD_F32); } \
+    static __attribute__((noinline)) void walk##_f32 PARAMS { walk(PG_UNPAREN ARGS, false, POOLGRAD_F32); } \
+    static __attribute__((noinline)) void walk##_f16_stream PARAMS { walk(PG_UNPAREN ARGS, true, POOLGRAD_F16); } \
+    static __attribute__((noinline)) void walk##_f16 PARAMS { walk(PG_UNPAREN ARGS, false, POOLGRAD_F16); } \
+    static __attribute__((noinline)) void walk##_bf16_stream PARAMS { walk(PG_UNPAREN ARGS, true, POOLGRAD_BF16); } \
+    static __attribute__((noinline)) void walk##_bf16 PARAMS { walk(PG_UNPAREN ARGS, false, POOLGRAD_BF16); } \
+    PG_AI void walk##_call(PG_UNPAREN PARAMS, bool stream, poolgrad_dtype dt) \
     { \
-        nhwc_row_few(pr, qc, grow, c0, c1, T, tbase, axw, qpitch, st, dtc); \
+        if (dt == POOLGRAD_F16) \
+            (stream ? walk##_f16_stream : walk##_f16)ARGS; \
+        else if (dt == POOLGRAD_BF16) \
+            (stream ? walk##_bf16_stream : walk##_bf16)ARGS; \
+        else \
+            (stream ? walk##_f32_stream : walk##_f32)ARGS; \
     }
-PG_NHWC_FEW_BODY(nhwc_row_few_f32_stream, true, POOLGRAD_F32)
-PG_NHWC_FEW_BODY(nhwc_row_few_f32, false, POOLGRAD_F32)
-PG_NHWC_FEW_BODY(nhwc_row_few_f16_stream, true, POOLGRAD_F16)
-PG_NHWC_FEW_BODY(nhwc_row_few_f16, false, POOLGRAD_F16)
-PG_NHWC_FEW_BODY(nhwc_row_few_bf16_stream, true, POOLGRAD_BF16)
-PG_NHWC_FEW_BODY(nhwc_row_few_bf16, false, POOLGRAD_BF16)
-#undef PG_NHWC_FEW_BODY
-
-#define PG_NHWC_PAIR_BODY(name, st, dtc) \
-    static __attribute__((noinline)) void name(const poolgrad_problem *pr, const float *qc, char *grow_a, \
-                                               char *grow_b, int64_t c0, int64_t c1, int64_t ta, int64_t tb, \
-                                               const pg_axis *axw, int64_t qpitch) \
-    { \
-        nhwc_row_few_pair(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch, st, dtc); \
-    }
-PG_NHWC_PAIR_BODY(nhwc_row_few_pair_f32_stream, true, POOLGRAD_F32)
-PG_NHWC_PAIR_BODY(nhwc_row_few_pair_f32, false, POOLGRAD_F32)
-PG_NHWC_PAIR_BODY(nhwc_row_few_pair_f16_stream, true, POOLGRAD_F16)
-PG_NHWC_PAIR_BODY(nhwc_row_few_pair_f16, false, POOLGRAD_F16)
-PG_NHWC_PAIR_BODY(nhwc_row_few_pair_bf16_stream, true, POOLGRAD_BF16)
-PG_NHWC_PAIR_BODY(nhwc_row_few_pair_bf16, false, POOLGRAD_BF16)
-#undef PG_NHWC_PAIR_BODY
-
-#define PG_NHWC_QUAD_BODY(name, st, dtc) \
-    static __attribute__((noinline)) void name(const poolgrad_problem *pr, const float *qc, char *const *grow, \
-                                               int64_t c0, int64_t c1, int64_t t00, int64_t dh, int64_t dd, \
-                                               const pg_axis *axw, int64_t qpitch) \
-    { \
-        nhwc_row_few_quad(pr, qc, grow, c0, c1, t00, dh, dd, axw, qpitch, st, dtc); \
-    }
-PG_NHWC_QUAD_BODY(nhwc_row_few_quad_f32_stream, true, POOLGRAD_F32)
-PG_NHWC_QUAD_BODY(nhwc_row_few_quad_f32, false, POOLGRAD_F32)
-PG_NHWC_QUAD_BODY(nhwc_row_few_quad_f16_stream, true, POOLGRAD_F16)
-PG_NHWC_QUAD_BODY(nhwc_row_few_quad_f16, false, POOLGRAD_F16)
-PG_NHWC_QUAD_BODY(nhwc_row_few_quad_bf16_stream, true, POOLGRAD_BF16)
-PG_NHWC_QUAD_BODY(nhwc_row_few_quad_bf16, false, POOLGRAD_BF16)
-#undef PG_NHWC_QUAD_BODY
-
-/* the outlined nhwc_row_few of (stream, dt), compile-time constants here */
-PG_AI void nhwc_row_few_call(const poolgrad_problem *pr, const float *qc, char *grow, int64_t c0, int64_t c1, int T,
-                             const int64_t *tbase, const pg_axis *axw, int64_t qpitch, bool stream, poolgrad_dtype dt)
-{
-    if (dt == POOLGRAD_F16 && stream)
-        nhwc_row_few_f16_stream(pr, qc, grow, c0, c1, T, tbase, axw, qpitch);
-    else if (dt == POOLGRAD_F16)
-        nhwc_row_few_f16(pr, qc, grow, c0, c1, T, tbase, axw, qpitch);
-    else if (dt == POOLGRAD_BF16 && stream)
-        nhwc_row_few_bf16_stream(pr, qc, grow, c0, c1, T, tbase, axw, qpitch);
-    else if (dt == POOLGRAD_BF16)
-        nhwc_row_few_bf16(pr, qc, grow, c0, c1, T, tbase, axw, qpitch);
-    else if (stream)
-        nhwc_row_few_f32_stream(pr, qc, grow, c0, c1, T, tbase, axw, qpitch);
-    else
-        nhwc_row_few_f32(pr, qc, grow, c0, c1, T, tbase, axw, qpitch);
-}
-
-/* the outlined nhwc_row_few_pair of (stream, dt) */
-PG_AI void nhwc_row_few_pair_call(const poolgrad_problem *pr, const float *qc, char *grow_a, char *grow_b, int64_t c0,
-                                  int64_t c1, int64_t ta, int64_t tb, const pg_axis *axw, int64_t qpitch, bool stream,
-                                  poolgrad_dtype dt)
-{
-    if (dt == POOLGRAD_F16 && stream)
-        nhwc_row_few_pair_f16_stream(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch);
-    else if (dt == POOLGRAD_F16)
-        nhwc_row_few_pair_f16(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch);
-    else if (dt == POOLGRAD_BF16 && stream)
-        nhwc_row_few_pair_bf16_stream(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch);
-    else if (dt == POOLGRAD_BF16)
-        nhwc_row_few_pair_bf16(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch);
-    else if (stream)
-        nhwc_row_few_pair_f32_stream(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch);
-    else
-        nhwc_row_few_pair_f32(pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch);
-}
-
-/* the outlined nhwc_row_few_quad of (stream, dt) */
-PG_AI void nhwc_row_few_quad_call(const poolgrad_problem *pr, const float *qc, char *const *grow, int64_t c0,
-                                  int64_t c1, int64_t t00, int64_t dh, int64_t dd, const pg_axis *axw, int64_t qpitch,
-                                  bool stream, poolgrad_dtype dt)
-{
-    if (dt == POOLGRAD_F16 && stream)
-        nhwc_row_few_quad_f16_stream(pr, qc, grow, c0, c1, t00, dh, dd, axw, qpitch);
-    else if (dt == POOLGRAD_F16)
-        nhwc_row_few_quad_f16(pr, qc, grow, c0, c1, t00, dh, dd, axw, qpitch);
-    else if (dt == POOLGRAD_BF16 && stream)
-        nhwc_row_few_quad_bf16_stream(pr, qc, grow, c0, c1, t00, dh, dd, axw, qpitch);
-    else if (dt == POOLGRAD_BF16)
-        nhwc_row_few_quad_bf16(pr, qc, grow, c0, c1, t00, dh, dd, axw, qpitch);
-    else if (stream)
-        nhwc_row_few_quad_f32_stream(pr, qc, grow, c0, c1, t00, dh, dd, axw, qpitch);
-    else
-        nhwc_row_few_quad_f32(pr, qc, grow, c0, c1, t00, dh, dd, axw, qpitch);
-}
+PG_NHWC_OUTLINE(nhwc_row_few,
+                (const poolgrad_problem *pr, const float *qc, char *grow, int64_t c0, int64_t c1, int T,
+                 const int64_t *tbase, const pg_axis *axw, int64_t qpitch),
+                (pr, qc, grow, c0, c1, T, tbase, axw, qpitch))
+PG_NHWC_OUTLINE(nhwc_row_few_pair,
+                (const poolgrad_problem *pr, const float *qc, char *grow_a, char *grow_b, int64_t c0, int64_t c1,
+                 int64_t ta, int64_t tb, const pg_axis *axw, int64_t qpitch),
+                (pr, qc, grow_a, grow_b, c0, c1, ta, tb, axw, qpitch))
+PG_NHWC_OUTLINE(nhwc_row_few_quad,
+                (const poolgrad_problem *pr, const float *qc, char *const *grow, int64_t c0, int64_t c1, int64_t t00,
+                 int64_t dh, int64_t dd, const pg_axis *axw, int64_t qpitch),
+                (pr, qc, grow, c0, c1, t00, dh, dd, axw, qpitch))
+#undef PG_NHWC_OUTLINE
+#undef PG_UNPAREN
 
 /* the band of a channel block: window rows x OW x Cb floats, channels [cb0, cb0 + cbn) */
 typedef struct pg_nhwc_band {
