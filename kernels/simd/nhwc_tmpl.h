@@ -50,6 +50,36 @@ typedef struct pg_tdiv {
     const float *fw; /* NULL: from fdh and the W axis */
 } pg_tdiv;
 
+/* Store a channel block's sums (nhwc_block's nv, nl) to ndst pixels: f32 pixel by pixel, 16-bit narrowed once */
+PG_AI void nhwc_block_store(char *const *dst, int ndst, int64_t c, int nv, int64_t nl, const vf *acc, bool stream,
+                            poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt);
+    if (nv == 0) {
+        if (dt == POOLGRAD_F32) {
+            for (int r = 0; r < ndst; r++)
+                pg_st_n(dst[r] + c * es, acc[0], nl, dt);
+        } else { /* narrow once */
+            const vh bits = vh_from_vf(acc[0], dt);
+            for (int r = 0; r < ndst; r++)
+                vh_storeu_part(dst[r] + c * es, bits, nl);
+        }
+    } else {
+        if (dt == POOLGRAD_F32 || ndst == 1) {
+            for (int r = 0; r < ndst; r++) /* pixel by pixel: sequential stores */
+                for (int u = 0; u < nv; u++)
+                    pg_st_stream(dst[r] + (c + u * VL) * es, acc[u], dt, stream);
+        } else { /* narrow once, store the same bits to every pixel */
+            vh bits[PG_CU];
+            for (int u = 0; u < nv; u++)
+                bits[u] = vh_from_vf(acc[u], dt);
+            for (int r = 0; r < ndst; r++)
+                for (int u = 0; u < nv; u++)
+                    vh_storeu(dst[r] + (c + u * VL) * es, bits[u]);
+        }
+    }
+}
+
 /*
  * One channel block of nv (1..PG_CU, a constant after inlining) full vectors, or one partial vector of nl
  * lanes when nv == 0, at channel c of ndst pixels sharing their windows. Terms: window rows tt (tbase:
@@ -92,29 +122,57 @@ PG_AI void nhwc_block(const poolgrad_problem *pr, const float *qws, const char *
             }
         }
     }
-    if (nv == 0) {
-        if (dt == POOLGRAD_F32) {
-            for (int r = 0; r < ndst; r++)
-                pg_st_n(dst[r] + c * es, acc[0], nl, dt);
-        } else { /* narrow once */
-            const vh bits = vh_from_vf(acc[0], dt);
-            for (int r = 0; r < ndst; r++)
-                vh_storeu_part(dst[r] + c * es, bits, nl);
-        }
-    } else {
-        if (dt == POOLGRAD_F32 || ndst == 1) {
-            for (int r = 0; r < ndst; r++) /* pixel by pixel: sequential stores */
-                for (int u = 0; u < nv; u++)
-                    pg_st_stream(dst[r] + (c + u * VL) * es, acc[u], dt, stream);
-        } else { /* narrow once, store the same bits to every pixel */
-            vh bits[PG_CU];
-            for (int u = 0; u < nv; u++)
-                bits[u] = vh_from_vf(acc[u], dt);
-            for (int r = 0; r < ndst; r++)
-                for (int u = 0; u < nv; u++)
-                    vh_storeu(dst[r] + (c + u * VL) * es, bits[u]);
-        }
+    nhwc_block_store(dst, ndst, c, nv, nl, acc, stream, dt);
+}
+
+/*
+ * nhwc_block (use_q) for two pixels a, b of one row with nw windows each along W, from ow0 and ow0 + sh
+ * (1 <= sh <= nw): their sums interleaved, so that twice as many independent adds are in flight, each pixel's
+ * terms still in the reference's order, and the sh..nw - 1 windows they share loaded once.
+ */
+PG_AI void nhwc_block_px2(const float *qws, char *dsta, char *dstb, int64_t c, int nv, int64_t nl, int T,
+                          const int64_t *tbase, int64_t ow0, int64_t nw, int64_t sh, int64_t qpitch, bool stream,
+                          poolgrad_dtype dt)
+{
+    const int nr = nv == 0 ? 1 : nv;
+    vf a[PG_CU], b[PG_CU];
+    for (int u = 0; u < PG_CU; u++)
+        a[u] = b[u] = vf_zero();
+    for (int tt = 0; tt < T; tt++) {
+        const float *q = qws + (tbase[tt] + ow0 * qpitch + c); /* the workspace has VL floats of slack */
+        int64_t k = 0;
+        for (; k < sh; k++, q += qpitch)
+            for (int u = 0; u < nr; u++)
+                a[u] = vf_add(a[u], vf_loadu(q + u * VL));
+        for (; k < nw; k++, q += qpitch)
+            for (int u = 0; u < nr; u++) {
+                const vf x = vf_loadu(q + u * VL);
+                a[u] = vf_add(a[u], x);
+                b[u] = vf_add(b[u], x);
+            }
+        for (; k < nw + sh; k++, q += qpitch)
+            for (int u = 0; u < nr; u++)
+                b[u] = vf_add(b[u], vf_loadu(q + u * VL));
     }
+    nhwc_block_store(&dsta, 1, c, nv, nl, a, stream, dt);
+    nhwc_block_store(&dstb, 1, c, nv, nl, b, stream, dt);
+}
+
+/* nhwc_block_px2 over channels [c0, c1) */
+PG_AI void nhwc_row_px2(const float *qws, char *da, char *db, int64_t c0, int64_t c1, int T, const int64_t *tbase,
+                        int64_t ow0, int64_t nw, int64_t sh, int64_t qpitch, bool stream, poolgrad_dtype dt)
+{
+    int64_t c = c0;
+    for (; c + PG_CU * VL <= c1; c += PG_CU * VL)
+        nhwc_block_px2(qws, da, db, c, PG_CU, VL, T, tbase, ow0, nw, sh, qpitch, stream, dt);
+    switch ((c1 - c) / VL) {
+    case 3: nhwc_block_px2(qws, da, db, c, 3, VL, T, tbase, ow0, nw, sh, qpitch, stream, dt); c += 3 * VL; break;
+    case 2: nhwc_block_px2(qws, da, db, c, 2, VL, T, tbase, ow0, nw, sh, qpitch, stream, dt); c += 2 * VL; break;
+    case 1: nhwc_block_px2(qws, da, db, c, 1, VL, T, tbase, ow0, nw, sh, qpitch, stream, dt); c += VL; break;
+    default: break;
+    }
+    if (c < c1)
+        nhwc_block_px2(qws, da, db, c, 0, c1 - c, T, tbase, ow0, nw, sh, qpitch, stream, dt);
 }
 
 /* The pixel walker: channels [c0, c1) of every pixel of gradInput row grow, given the row's T window rows. */
@@ -126,6 +184,20 @@ PG_AI void nhwc_row(const poolgrad_problem *pr, const float *qws, const char *go
     for (int64_t w = 0; w < IW;) {
         int64_t ow0, ow1;
         pg_axis_range(axw, pr, w, &ow0, &ow1);
+        if (use_q && w + 1 < IW) { /* pixels w and w + 1 together when their windows overlap by shifting */
+            int64_t b0, b1;
+            pg_axis_range(axw, pr, w + 1, &b0, &b1);
+            const int64_t nw = ow1 - ow0, sh = b0 - ow0;
+            if (b1 - b0 == nw && sh >= 1 && sh <= nw) {
+                char *da = grow + w * wstride * es, *db = da + wstride * es;
+                if (nw == 3 && sh == 1) /* k3s1 inside the row: the windows' loops unrolled */
+                    nhwc_row_px2(qws, da, db, c0, c1, T, tbase, ow0, 3, 1, qpitch, stream, dt);
+                else
+                    nhwc_row_px2(qws, da, db, c0, c1, T, tbase, ow0, nw, sh, qpitch, stream, dt);
+                w += 2;
+                continue;
+            }
+        }
         /* following pixels with the same windows get the same bits (narrowing once pays in f16/bf16) */
         int64_t w2 = w + 1;
         while (dt != POOLGRAD_F32 && w2 < IW && w2 - w + 1 <= PG_CLP) {

@@ -770,7 +770,9 @@ static void part_nhwc_window(void)
  * purpose on every ISA: rows 2o and 2o + 1 of k3s2 along H walked as a pair, and (_nhwc_q) two planes of k3s2
  * along D with their rows four at a time; p 0 and 1 along H (pairs from even or from odd rows; along D p is 0,
  * so planes pair from odd ones), odd H and D (a row or a plane left alone), channel blocks and tails, ceil mode,
- * excluded padding, divisor overrides, a gapped view; random work splits cut pairs and quads.
+ * excluded padding, divisor overrides, a gapped view; random work splits cut pairs and quads. And the pixel
+ * pairs of the general walk (nhwc_row: pixels w and w + 1 whose windows along W overlap, k3s1 unrolled) with
+ * up to nine window rows (3D k3s1): odd and even W, channel blocks, single vectors and tails.
  */
 static void part_nhwc_chains(void)
 {
@@ -782,7 +784,12 @@ static void part_nhwc_chains(void)
         { 2, { 2, 64, 9, 13 }, 1, 1, 3, 2, 1, 3, 2, 1, false, true, 0, LAYOUT_CHANNELS_LAST, true, "k3s2p1, C 64" },
         { 2, { 1, 35, 8, 9 }, 1, 1, 3, 2, 0, 2, 1, 0, true, false, 0, LAYOUT_CHANNELS_LAST, true, "k3s2p0 along H, k2s1 along W, C 35, ceil, excl" },
         { 2, { 3, 16, 7, 6 }, 1, 1, 3, 2, 1, 3, 2, 1, false, true, -6, LAYOUT_GAPPED_CL, true, "k3s2p1, gapped, divisor -6" },
+        { 2, { 1, 35, 6, 11 }, 1, 1, 3, 1, 1, 3, 1, 1, true, false, 0, LAYOUT_CHANNELS_LAST, true, "k3s1p1, C 35, W 11, ceil, excl" },
+        { 2, { 2, 70, 5, 8 }, 1, 1, 3, 1, 1, 4, 2, 1, false, true, 0, LAYOUT_CHANNELS_LAST, true, "k3s1 along H, k4s2p1 along W, C 70" },
     }, cases3[] = {
+        { 3, { 2, 32, 6, 7, 10 }, 3, 1, 3, 1, 1, 3, 1, 1, true, false, 0, LAYOUT_CHANNELS_LAST, true, "3D k3s1, C 32, ceil, excl" },
+        { 3, { 1, 70, 5, 6, 9 }, 3, 1, 3, 1, 1, 3, 1, 1, false, true, -7, LAYOUT_GAPPED_CL, true, "3D k3s1, C 70, gapped, divisor -7" },
+        { 3, { 1, 5, 4, 5, 7 }, 3, 1, 3, 1, 0, 3, 1, 1, false, false, 0, LAYOUT_CHANNELS_LAST, true, "3D k3s1, C 5, ph 0, excl" },
         { 3, { 1, 64, 7, 9, 11 }, 3, 2, 3, 2, 1, 3, 2, 1, false, true, 0, LAYOUT_CHANNELS_LAST, true, "3D k3s2, C 64" },
         { 3, { 2, 35, 6, 8, 9 }, 3, 2, 3, 2, 0, 3, 2, 1, true, false, 0, LAYOUT_CHANNELS_LAST, true, "3D k3s2, C 35, ph 0, ceil, excl" },
         { 3, { 1, 20, 5, 7, 6 }, 3, 2, 3, 2, 1, 2, 1, 0, false, true, 5, LAYOUT_CHANNELS_LAST, true, "3D k3s2, k2s1 along W, divisor 5" },
