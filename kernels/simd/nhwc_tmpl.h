@@ -175,6 +175,47 @@ PG_AI void nhwc_row_px2(const float *qws, char *da, char *db, int64_t c0, int64_
         nhwc_block_px2(qws, da, db, c, 0, c1 - c, T, tbase, ow0, nw, sh, qpitch, stream, dt);
 }
 
+/* nhwc_row_px2 with k3s1's windows along W as constants (the loops unrolled) */
+PG_AI void nhwc_row_px2_k3s1(const float *qws, char *da, char *db, int64_t c0, int64_t c1, int T,
+                             const int64_t *tbase, int64_t ow0, int64_t qpitch, bool stream, poolgrad_dtype dt)
+{
+    nhwc_row_px2(qws, da, db, c0, c1, T, tbase, ow0, 3, 1, qpitch, stream, dt);
+}
+
+/*
+ * The pixel walks (nhwc_row_px2 and nhwc_row_px2_k3s1 here; nhwc_row_few, nhwc_row_few_pair and
+ * nhwc_row_few_quad below) outlined once per dtype and streaming choice: inlined into the run loops, their pixel
+ * bodies took the portable build (SIMDe without native paths) over the stack budget (68-81 KiB); a call per row
+ * (per pixel pair in nhwc_row). PG_NHWC_OUTLINE(walk, PARAMS, ARGS) defines the six bodies walk_<dt>[_stream]
+ * PARAMS and walk_call(PARAMS, stream, dt), which calls the one of (stream, dt) with ARGS (PARAMS and ARGS
+ * parenthesized: the walk's parameters but stream and dt, and their names).
+ */
+#define PG_UNPAREN(...) __VA_ARGS__
+#define PG_NHWC_OUTLINE(walk, PARAMS, ARGS) \
+    static __attribute__((noinline)) void walk##_f32_stream PARAMS { walk(PG_UNPAREN ARGS, true, POOLGRAD_F32); } \
+    static __attribute__((noinline)) void walk##_f32 PARAMS { walk(PG_UNPAREN ARGS, false, POOLGRAD_F32); } \
+    static __attribute__((noinline)) void walk##_f16_stream PARAMS { walk(PG_UNPAREN ARGS, true, POOLGRAD_F16); } \
+    static __attribute__((noinline)) void walk##_f16 PARAMS { walk(PG_UNPAREN ARGS, false, POOLGRAD_F16); } \
+    static __attribute__((noinline)) void walk##_bf16_stream PARAMS { walk(PG_UNPAREN ARGS, true, POOLGRAD_BF16); } \
+    static __attribute__((noinline)) void walk##_bf16 PARAMS { walk(PG_UNPAREN ARGS, false, POOLGRAD_BF16); } \
+    PG_AI void walk##_call(PG_UNPAREN PARAMS, bool stream, poolgrad_dtype dt) \
+    { \
+        if (dt == POOLGRAD_F16) \
+            (stream ? walk##_f16_stream : walk##_f16)ARGS; \
+        else if (dt == POOLGRAD_BF16) \
+            (stream ? walk##_bf16_stream : walk##_bf16)ARGS; \
+        else \
+            (stream ? walk##_f32_stream : walk##_f32)ARGS; \
+    }
+PG_NHWC_OUTLINE(nhwc_row_px2,
+                (const float *qws, char *da, char *db, int64_t c0, int64_t c1, int T, const int64_t *tbase,
+                 int64_t ow0, int64_t nw, int64_t sh, int64_t qpitch),
+                (qws, da, db, c0, c1, T, tbase, ow0, nw, sh, qpitch))
+PG_NHWC_OUTLINE(nhwc_row_px2_k3s1,
+                (const float *qws, char *da, char *db, int64_t c0, int64_t c1, int T, const int64_t *tbase,
+                 int64_t ow0, int64_t qpitch),
+                (qws, da, db, c0, c1, T, tbase, ow0, qpitch))
+
 /* The pixel walker: channels [c0, c1) of every pixel of gradInput row grow, given the row's T window rows. */
 PG_AI void nhwc_row(const poolgrad_problem *pr, const float *qws, const char *go_end, char *grow, int64_t c0, int64_t c1,
                   int T, const int64_t *tbase, const pg_tdiv *td, const pg_axis *axw, bool use_q, int64_t qpitch,
@@ -190,10 +231,10 @@ PG_AI void nhwc_row(const poolgrad_problem *pr, const float *qws, const char *go
             const int64_t nw = ow1 - ow0, sh = b0 - ow0;
             if (b1 - b0 == nw && sh >= 1 && sh <= nw) {
                 char *da = grow + w * wstride * es, *db = da + wstride * es;
-                if (nw == 3 && sh == 1) /* k3s1 inside the row: the windows' loops unrolled */
-                    nhwc_row_px2(qws, da, db, c0, c1, T, tbase, ow0, 3, 1, qpitch, stream, dt);
+                if (nw == 3 && sh == 1) /* k3s1 inside the row */
+                    nhwc_row_px2_k3s1_call(qws, da, db, c0, c1, T, tbase, ow0, qpitch, stream, dt);
                 else
-                    nhwc_row_px2(qws, da, db, c0, c1, T, tbase, ow0, nw, sh, qpitch, stream, dt);
+                    nhwc_row_px2_call(qws, da, db, c0, c1, T, tbase, ow0, nw, sh, qpitch, stream, dt);
                 w += 2;
                 continue;
             }
@@ -499,30 +540,6 @@ PG_AI bool nhwc_planes_pair(const poolgrad_problem *pr, const pg_axis *axd, pg_p
     return a1 == a0 + 1 && b0 == a0 && b1 == a0 + 2;
 }
 
-/*
- * The pixel walks (nhwc_row_few, nhwc_row_few_pair, nhwc_row_few_quad) outlined once per dtype and streaming
- * choice: inlined into the run loops, their pixel bodies took the portable build (SIMDe without native paths)
- * over the stack budget (68-81 KiB); a call per row. PG_NHWC_OUTLINE(walk, PARAMS, ARGS) defines the six
- * bodies walk_<dt>[_stream] PARAMS and walk_call(PARAMS, stream, dt), which calls the one of (stream, dt) with
- * ARGS (PARAMS and ARGS parenthesized: the walk's parameters but stream and dt, and their names).
- */
-#define PG_UNPAREN(...) __VA_ARGS__
-#define PG_NHWC_OUTLINE(walk, PARAMS, ARGS) \
-    static __attribute__((noinline)) void walk##_f32_stream PARAMS { walk(PG_UNPAREN ARGS, true, POOLGRAD_F32); } \
-    static __attribute__((noinline)) void walk##_f32 PARAMS { walk(PG_UNPAREN ARGS, false, POOLGRAD_F32); } \
-    static __attribute__((noinline)) void walk##_f16_stream PARAMS { walk(PG_UNPAREN ARGS, true, POOLGRAD_F16); } \
-    static __attribute__((noinline)) void walk##_f16 PARAMS { walk(PG_UNPAREN ARGS, false, POOLGRAD_F16); } \
-    static __attribute__((noinline)) void walk##_bf16_stream PARAMS { walk(PG_UNPAREN ARGS, true, POOLGRAD_BF16); } \
-    static __attribute__((noinline)) void walk##_bf16 PARAMS { walk(PG_UNPAREN ARGS, false, POOLGRAD_BF16); } \
-    PG_AI void walk##_call(PG_UNPAREN PARAMS, bool stream, poolgrad_dtype dt) \
-    { \
-        if (dt == POOLGRAD_F16) \
-            (stream ? walk##_f16_stream : walk##_f16)ARGS; \
-        else if (dt == POOLGRAD_BF16) \
-            (stream ? walk##_bf16_stream : walk##_bf16)ARGS; \
-        else \
-            (stream ? walk##_f32_stream : walk##_f32)ARGS; \
-    }
 PG_NHWC_OUTLINE(nhwc_row_few,
                 (const poolgrad_problem *pr, const float *qc, char *grow, int64_t c0, int64_t c1, int T,
                  const int64_t *tbase, const pg_axis *axw, int64_t qpitch),
