@@ -50,6 +50,24 @@ typedef struct pg_tdiv {
     const float *fw; /* NULL: from fdh and the W axis */
 } pg_tdiv;
 
+/* Channels [c0, c1) in the block shapes a block function is inlined for: PG_CU vectors while they fit, then 3, 2
+ * or 1 vectors, then fewer than VL lanes (nv 0); BLOCK(c, nv, nl) is expanded for each. */
+_Static_assert(PG_CU == 4, "PG_CHANNEL_BLOCKS takes the vectors left after the full blocks as 3, 2 or 1");
+#define PG_CHANNEL_BLOCKS(c0, c1, BLOCK) \
+    do { \
+        int64_t c_ = (c0); \
+        for (; c_ + PG_CU * VL <= (c1); c_ += PG_CU * VL) \
+            BLOCK(c_, PG_CU, VL); \
+        switch (((c1) - c_) / VL) { \
+        case 3: BLOCK(c_, 3, VL); c_ += 3 * VL; break; \
+        case 2: BLOCK(c_, 2, VL); c_ += 2 * VL; break; \
+        case 1: BLOCK(c_, 1, VL); c_ += VL; break; \
+        default: break; \
+        } \
+        if (c_ < (c1)) \
+            BLOCK(c_, 0, (c1) - c_); \
+    } while (0)
+
 /* Store a channel block's sums (nhwc_block's nv, nl) to ndst pixels: f32 pixel by pixel, 16-bit narrowed once */
 PG_AI void nhwc_block_store(char *const *dst, int ndst, int64_t c, int nv, int64_t nl, const vf *acc, bool stream,
                             poolgrad_dtype dt)
@@ -162,17 +180,9 @@ PG_AI void nhwc_block_px2(const float *qws, char *dsta, char *dstb, int64_t c, i
 PG_AI void nhwc_row_px2(const float *qws, char *da, char *db, int64_t c0, int64_t c1, int T, const int64_t *tbase,
                         int64_t ow0, int64_t nw, int64_t sh, int64_t qpitch, bool stream, poolgrad_dtype dt)
 {
-    int64_t c = c0;
-    for (; c + PG_CU * VL <= c1; c += PG_CU * VL)
-        nhwc_block_px2(qws, da, db, c, PG_CU, VL, T, tbase, ow0, nw, sh, qpitch, stream, dt);
-    switch ((c1 - c) / VL) {
-    case 3: nhwc_block_px2(qws, da, db, c, 3, VL, T, tbase, ow0, nw, sh, qpitch, stream, dt); c += 3 * VL; break;
-    case 2: nhwc_block_px2(qws, da, db, c, 2, VL, T, tbase, ow0, nw, sh, qpitch, stream, dt); c += 2 * VL; break;
-    case 1: nhwc_block_px2(qws, da, db, c, 1, VL, T, tbase, ow0, nw, sh, qpitch, stream, dt); c += VL; break;
-    default: break;
-    }
-    if (c < c1)
-        nhwc_block_px2(qws, da, db, c, 0, c1 - c, T, tbase, ow0, nw, sh, qpitch, stream, dt);
+#define PG_PX2_BLOCK(c, nv, nl) nhwc_block_px2(qws, da, db, c, nv, nl, T, tbase, ow0, nw, sh, qpitch, stream, dt)
+    PG_CHANNEL_BLOCKS(c0, c1, PG_PX2_BLOCK);
+#undef PG_PX2_BLOCK
 }
 
 /* nhwc_row_px2 with k3s1's windows along W as constants (the loops unrolled) */
@@ -252,17 +262,10 @@ PG_AI void nhwc_row(const poolgrad_problem *pr, const float *qws, const char *go
         int nd = 0;
         for (int64_t ww = w; ww < w2; ww++)
             dst[nd++] = grow + ww * wstride * es;
-        int64_t c = c0;
-        for (; c + PG_CU * VL <= c1; c += PG_CU * VL)
-            nhwc_block(pr, qws, go_end, dst, nd, c, PG_CU, VL, T, tbase, td, ow0, ow1, axw, use_q, qpitch, stream, dt);
-        switch ((c1 - c) / VL) {
-        case 3: nhwc_block(pr, qws, go_end, dst, nd, c, 3, VL, T, tbase, td, ow0, ow1, axw, use_q, qpitch, stream, dt); c += 3 * VL; break;
-        case 2: nhwc_block(pr, qws, go_end, dst, nd, c, 2, VL, T, tbase, td, ow0, ow1, axw, use_q, qpitch, stream, dt); c += 2 * VL; break;
-        case 1: nhwc_block(pr, qws, go_end, dst, nd, c, 1, VL, T, tbase, td, ow0, ow1, axw, use_q, qpitch, stream, dt); c += VL; break;
-        default: break;
-        }
-        if (c < c1)
-            nhwc_block(pr, qws, go_end, dst, nd, c, 0, c1 - c, T, tbase, td, ow0, ow1, axw, use_q, qpitch, stream, dt);
+#define PG_ROW_BLOCK(c, nv, nl) \
+    nhwc_block(pr, qws, go_end, dst, nd, c, nv, nl, T, tbase, td, ow0, ow1, axw, use_q, qpitch, stream, dt)
+        PG_CHANNEL_BLOCKS(c0, c1, PG_ROW_BLOCK);
+#undef PG_ROW_BLOCK
         w = w2;
     }
 }
@@ -966,17 +969,9 @@ PG_AI void nhwc_w1_pixels(const poolgrad_problem *pr, const char *g, const char 
                           int64_t npix, int64_t gstep, bool stream, poolgrad_dtype dt)
 {
     const int64_t C = pr->c;
-    int64_t c = 0;
-    for (; c + PG_CU * VL <= C; c += PG_CU * VL)
-        nhwc_w1_block(pr, g, go_end, dv, dst, npix, gstep, c, PG_CU, VL, stream, dt);
-    switch ((C - c) / VL) {
-    case 3: nhwc_w1_block(pr, g, go_end, dv, dst, npix, gstep, c, 3, VL, stream, dt); c += 3 * VL; break;
-    case 2: nhwc_w1_block(pr, g, go_end, dv, dst, npix, gstep, c, 2, VL, stream, dt); c += 2 * VL; break;
-    case 1: nhwc_w1_block(pr, g, go_end, dv, dst, npix, gstep, c, 1, VL, stream, dt); c += VL; break;
-    default: break;
-    }
-    if (c < C)
-        nhwc_w1_block(pr, g, go_end, dv, dst, npix, gstep, c, 0, C - c, stream, dt);
+#define PG_W1_BLOCK(c, nv, nl) nhwc_w1_block(pr, g, go_end, dv, dst, npix, gstep, c, nv, nl, stream, dt)
+    PG_CHANNEL_BLOCKS(0, C, PG_W1_BLOCK);
+#undef PG_W1_BLOCK
 }
 
 PG_AI void nhwc_w1_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, const bool stream, poolgrad_dtype dt)
