@@ -113,8 +113,8 @@
  * rows and the next ones while cached, instead of a workspace pass through memory). Unit: elements (rows of
  * IW x C, at least one). Bound: L2 (the q planes of a step and its neighbours). Origin: AMD Zen 4, 3D k3s1p1
  * ceil NDHWC (32 MiB of q): 65536 and 262144 0.83-0.97 of the time of the whole prepare pass first, 16384
- * slower than 65536 (1.03-1.4); 1048576 against 262144 (2026-12-06, 4 alternating pairs) 1.01-1.04 with one
- * thread, 0.97-0.98 with two. */
+ * slower than 65536 (1.03-1.4); 1048576 against 262144 (2026-12-06, 4 alternating pairs, f32 and f16)
+ * 0.99-1.08 with one thread, 0.97-0.99 with two in the quiet pairs. */
 #define PG_QPIPE 262144
 /* _nhwc_q: the smallest workspace that is pipelined. Unit: bytes. Bound: below it the workspace stays
  * largely cached between the passes and the steps' barriers cost more than they save. Origin: AMD Zen 4
