@@ -170,6 +170,9 @@ typedef struct poolgrad_kernel {
     /* optional, with prepare: how many prepare items, a prefix of them, run items [0, item] read (nondecreasing in
      * item); lets execute() alternate the passes in steps of conf->pipeline_items; NULL: prepare all first */
     int64_t (*prepare_needed)(const poolgrad_problem *pr, int64_t item);
+    /* with prepare_needed: the first prepare item run items [item, work_items) read (nondecreasing in item; a
+     * lower bound), so that threads running consecutive row ranges can tell which items only they read */
+    int64_t (*prepare_first)(const poolgrad_problem *pr, int64_t item);
 } poolgrad_kernel;
 
 /*

@@ -48,42 +48,89 @@ static void run_parallel(const poolgrad_problem *pr, const poolgrad_kernel_conf 
     }
 }
 
-/* The prepare and run passes alternated in steps of conf->pipeline_items run items: a step prepares the items
- * its rows read that no earlier step prepared (all threads, then a barrier), then runs its rows. No barrier
- * after a run: later steps write only items no earlier step's rows read. The bits never depend on the steps. */
-static void run_pipelined(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int threads,
-                          const poolgrad_kernel *k)
+/* The prepare items read on both sides of the cut before run item cut (0 < cut < work_items): [*a, *b) */
+static void pipe_cut(const poolgrad_kernel *k, const poolgrad_problem *pr, const poolgrad_kernel_conf *conf,
+                     int64_t cut, int64_t *a, int64_t *b)
+{
+    int64_t need = k->prepare_needed(pr, cut - 1), first = k->prepare_first(pr, cut);
+    if (need > conf->prepare_items)
+        need = conf->prepare_items;
+    *b = need;
+    *a = first < need ? first : need;
+}
+
+bool poolgrad_pipe_part_of(const poolgrad_kernel *k, const poolgrad_problem *pr, const poolgrad_kernel_conf *conf,
+                           int t, int nt, poolgrad_pipe_part *part)
+{
+    int64_t rb, re, a0 = 0, b0 = 0, a1 = conf->prepare_items, b1 = conf->prepare_items;
+    split_part(0, conf->work_items, t, nt, &rb, &re);
+    if (rb >= re)
+        return false;
+    if (t > 0)
+        pipe_cut(k, pr, conf, rb, &a0, &b0);
+    if (t + 1 < nt)
+        pipe_cut(k, pr, conf, re, &a1, &b1);
+    *part = (poolgrad_pipe_part){ .rows_begin = rb, .rows_end = re, .halo_begin = a0, .halo_end = b0,
+                                  .own_begin = b0, .own_end = a1 };
+    return b0 <= a1;
+}
+
+/* One part's steps of conf->pipeline_items run items: each prepares the part's own items its rows read that no
+ * earlier step prepared, then runs them (the halos are already prepared) */
+static void run_part_steps(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws,
+                           const poolgrad_kernel *k, const poolgrad_pipe_part *part)
 {
     const int64_t items = conf->work_items, step = conf->pipeline_items;
+    int64_t done = part->own_begin;
+    for (int64_t r0 = part->rows_begin; r0 < part->rows_end; r0 += step) {
+        const int64_t r1 = part->rows_end - r0 > step ? r0 + step : part->rows_end;
+        int64_t need = r1 == items ? conf->prepare_items : k->prepare_needed(pr, r1 - 1);
+        if (need > part->own_end)
+            need = part->own_end;
+        if (need > done) {
+            k->prepare(pr, conf, ws, done, need);
+            done = need;
+        }
+        k->run(pr, conf, ws, r0, r1);
+    }
+}
+
+/* The prepare and run passes alternated in steps (poolgrad_pipe_part_of): each thread pipelines its own rows and
+ * the items only they read, so the threads meet once, after the halos, instead of at every step. The bits never
+ * depend on the steps or the parts. Returns false, having done nothing, when the rows are too few to part. */
+static bool run_pipelined(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int threads,
+                          const poolgrad_kernel *k)
+{
+    const int nt = (int64_t)threads < conf->work_items ? threads : (int)conf->work_items;
+    poolgrad_pipe_part part;
+    for (int t = 0; t < nt; t++)
+        if (!poolgrad_pipe_part_of(k, pr, conf, t, nt, &part))
+            return false;
 #ifdef _OPENMP
-#pragma omp parallel num_threads(threads) if (threads > 1)
+#pragma omp parallel num_threads(nt) if (nt > 1) private(part)
 #endif
     {
-        int t = 0, nt = 1;
+        int t = 0, nth = 1; /* OpenMP may start fewer threads than nt: a thread then runs several parts */
 #ifdef _OPENMP
         t = omp_get_thread_num();
-        nt = omp_get_num_threads();
+        nth = omp_get_num_threads();
 #endif
-        int64_t done = 0, b, e;
-        for (int64_t r0 = 0; r0 < items; r0 += step) {
-            const int64_t r1 = items - r0 > step ? r0 + step : items;
-            int64_t need = r1 == items ? conf->prepare_items : k->prepare_needed(pr, r1 - 1);
-            if (need > conf->prepare_items)
-                need = conf->prepare_items;
-            if (need > done) {
-                split_part(done, need, t, nt, &b, &e);
-                if (e > b)
-                    k->prepare(pr, conf, ws, b, e);
+        for (int h = 1; h < nt; h++) {
+            int64_t b, e;
+            poolgrad_pipe_part_of(k, pr, conf, h, nt, &part);
+            split_part(part.halo_begin, part.halo_end, t, nth, &b, &e);
+            if (e > b)
+                k->prepare(pr, conf, ws, b, e);
+        }
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
-                done = need;
-            }
-            split_part(r0, r1, t, nt, &b, &e);
-            if (e > b)
-                k->run(pr, conf, ws, b, e);
+        for (int p = t; p < nt; p += nth) {
+            poolgrad_pipe_part_of(k, pr, conf, p, nt, &part);
+            run_part_steps(pr, conf, ws, k, &part);
         }
     }
+    return true;
 }
 
 poolgrad_status poolgrad_execute(const poolgrad_plan *plan, void *workspace, size_t workspace_size, int num_threads)
@@ -113,10 +160,9 @@ poolgrad_status poolgrad_execute(const poolgrad_plan *plan, void *workspace, siz
     void *ws = workspace ? (void *)(((uintptr_t)workspace + POOLGRAD_WORKSPACE_ALIGN - 1) &
                                     ~(uintptr_t)(POOLGRAD_WORKSPACE_ALIGN - 1)) : NULL;
     const poolgrad_kernel_conf *conf = &plan->conf;
-    if (k->prepare && k->prepare_needed && conf->pipeline_items > 0 && conf->prepare_items > 0) {
-        run_pipelined(pr, conf, ws, threads, k);
+    if (k->prepare && k->prepare_needed && k->prepare_first && conf->pipeline_items > 0 && conf->prepare_items > 0 &&
+        run_pipelined(pr, conf, ws, threads, k))
         return POOLGRAD_OK;
-    }
     if (k->prepare)
         run_parallel(pr, conf, ws, 0, 0, conf->prepare_items, threads, k->prepare);
     run_parallel(pr, conf, ws, plan->scratch_stride, plan->scratch_slots, conf->work_items, threads, k->run);

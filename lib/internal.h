@@ -87,6 +87,21 @@ poolgrad_isa poolgrad_cpu_isa(void);
 /* For tests: cap the calling thread's plans as POOLGRAD_ISA would (NULL: back to the environment). */
 void poolgrad_set_thread_isa_cap(const char *cap);
 
+/* ---- execution (execute.c) */
+/*
+ * The pipelined passes over nt threads (kernels with prepare_needed and prepare_first): thread t runs the run
+ * items [rows_begin, rows_end) (contiguous, in order) and alternates their steps with the prepare items only its
+ * rows read, [own_begin, own_end); the items its rows and the previous thread's both read, [halo_begin,
+ * halo_end), are prepared by all threads first, behind the only barrier. The parts' prepare ranges tile
+ * [0, prepare_items) in the order halo, own, next thread's halo... Returns false when they cannot (a thread's
+ * rows too few for its neighbours' halos not to meet): then the whole prepare pass runs first.
+ */
+typedef struct poolgrad_pipe_part {
+    int64_t rows_begin, rows_end, halo_begin, halo_end, own_begin, own_end;
+} poolgrad_pipe_part;
+bool poolgrad_pipe_part_of(const poolgrad_kernel *k, const poolgrad_problem *pr, const poolgrad_kernel_conf *conf,
+                           int t, int nt, poolgrad_pipe_part *part);
+
 /* Dispatch: best kernel for the problem under the active ISA cap, never NULL; *conf is its blocking. */
 const poolgrad_kernel *poolgrad_select_kernel(const poolgrad_problem *pr, poolgrad_kernel_conf *conf);
 

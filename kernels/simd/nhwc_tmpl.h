@@ -1138,4 +1138,5 @@ const poolgrad_kernel PG_KSYM(nhwc_b) = {
 const poolgrad_kernel PG_KSYM(nhwc_q) = {
     .name = PG_NAME("nhwc_q"), .isa = PG_ISA, .configure = nhwc_q_configure,
     .prepare = nhwc_q_prepare, .run = nhwc_q_run, .prepare_needed = pg_q_needed_qc,
+    .prepare_first = pg_q_first_qc,
 };

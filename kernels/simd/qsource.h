@@ -94,6 +94,16 @@ static inline int64_t pg_q_needed_qc(const poolgrad_problem *pr, int64_t row)
     return pg_min(pg_q_items(pr, PG_QC), (n * OD + od + 1) * OH);
 }
 
+/* PG_QC: the first prepare item gradInput rows (n, d, h) from row on read: the first od plane whose window ends
+ * after d (od s - p + k > d), in n's planes */
+static inline int64_t pg_q_first_qc(const poolgrad_problem *pr, int64_t row)
+{
+    const int64_t ID = pr->in[0], IH = pr->in[1], OD = pr->out[0], OH = pr->out[1];
+    const int64_t d = row / IH % ID, n = row / IH / ID, t = d + pr->p[0] - pr->k[0];
+    const int64_t od = t < 0 ? 0 : pg_min(OD, t / pr->s[0] + 1);
+    return pg_min(pg_q_items(pr, PG_QC), (n * OD + od) * OH);
+}
+
 /* The prepare pass over items [begin, end); the last item also zeroes the slack. */
 PG_AI void pg_q_prepare_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, float *qws, int64_t begin,
                            int64_t end, int order, poolgrad_dtype dt)

@@ -285,27 +285,55 @@ static void run_split(pgt_rng *r, const poolgrad_problem *pr, const poolgrad_ker
     }
 }
 
-/* poolgrad_execute's pipelined order for kernels with prepare_needed, in random steps: each step prepares only
- * the items prepare_needed says its rows read (the workspace starts as sentinel bytes, so an undercount changes
- * the result), then runs its rows */
+/* poolgrad_execute's pipelined order for kernels with prepare_needed, over 1 to 4 parts (threads) in random
+ * steps: every part's halo, then the parts one after another, first to last or last to first (so that a part
+ * reading another's own items reads them unprepared in one of the two), each step preparing only the part's own
+ * items prepare_needed says its rows read. The workspace starts as sentinel bytes, so an undercount in
+ * prepare_needed or an overcount in prepare_first changes the result. */
 static void run_pipelined_steps(pgt_rng *r, const poolgrad_problem *pr, const poolgrad_kernel_conf *conf,
                                 const poolgrad_kernel *k, void *ws, const char *who)
 {
-    const int64_t items = conf->work_items, maxstep = items / 3 > 1 ? items / 3 : 1;
-    int64_t done = 0;
-    for (int64_t r0 = 0; r0 < items;) {
-        const int64_t r1 = pgt_range(r, r0 + 1, items - r0 > maxstep ? r0 + maxstep : items);
-        int64_t need = r1 == items ? conf->prepare_items : k->prepare_needed(pr, r1 - 1);
-        if (need > conf->prepare_items)
-            need = conf->prepare_items;
-        CA_EXPECT(r1 == items || need >= done, "%s: prepare_needed(%lld) = %lld is below an earlier step's %lld", who,
-                  (long long)(r1 - 1), (long long)need, (long long)done);
-        if (need > done) {
-            k->prepare(pr, conf, ws, done, need);
-            done = need;
+    const int64_t items = conf->work_items;
+    const int nt = (int)pgt_range(r, 1, items < 4 ? items : 4);
+    poolgrad_pipe_part parts[4];
+    bool parted = true;
+    for (int t = 0; t < nt; t++)
+        parted = poolgrad_pipe_part_of(k, pr, conf, t, nt, &parts[t]) && parted;
+    if (!parted) { /* execute() prepares everything first */
+        k->prepare(pr, conf, ws, 0, conf->prepare_items);
+        k->run(pr, conf, ws, 0, items);
+        return;
+    }
+    for (int t = 1; t < nt; t++) {
+        CA_EXPECT(parts[t].halo_begin >= parts[t - 1].own_end && parts[t].halo_end == parts[t].own_begin,
+                  "%s: part %d of %d: halo [%lld, %lld) does not follow part %d's own items [%lld, %lld)", who, t, nt,
+                  (long long)parts[t].halo_begin, (long long)parts[t].halo_end, t - 1,
+                  (long long)parts[t - 1].own_begin, (long long)parts[t - 1].own_end);
+        if (parts[t].halo_end > parts[t].halo_begin)
+            k->prepare(pr, conf, ws, parts[t].halo_begin, parts[t].halo_end);
+    }
+    const bool reverse = pgt_next(r) & 1;
+    for (int i = 0; i < nt; i++) {
+        const poolgrad_pipe_part *pp = &parts[reverse ? nt - 1 - i : i];
+        const int64_t n = pp->rows_end - pp->rows_begin, maxstep = n / 3 > 1 ? n / 3 : 1;
+        int64_t done = pp->own_begin;
+        for (int64_t r0 = pp->rows_begin; r0 < pp->rows_end;) {
+            const int64_t r1 = pgt_range(r, r0 + 1, pp->rows_end - r0 > maxstep ? r0 + maxstep : pp->rows_end);
+            int64_t need = r1 == items ? conf->prepare_items : k->prepare_needed(pr, r1 - 1);
+            CA_EXPECT(r1 == items || need >= done || need >= pp->own_end,
+                      "%s: prepare_needed(%lld) = %lld is below an earlier step's %lld", who, (long long)(r1 - 1),
+                      (long long)need, (long long)done);
+            if (need > pp->own_end)
+                need = pp->own_end;
+            if (need > done) {
+                k->prepare(pr, conf, ws, done, need);
+                done = need;
+            }
+            k->run(pr, conf, ws, r0, r1);
+            r0 = r1;
         }
-        k->run(pr, conf, ws, r0, r1);
-        r0 = r1;
+        CA_EXPECT(done == pp->own_end, "%s: part [%lld, %lld) of %d prepared its own items to %lld, not %lld", who,
+                  (long long)pp->rows_begin, (long long)pp->rows_end, nt, (long long)done, (long long)pp->own_end);
     }
 }
 
@@ -1589,6 +1617,8 @@ static void test_threads_large(void)
                 for (size_t ti = 0; ti < sizeof thread_counts / sizeof thread_counts[0]; ti++) {
                     for (size_t i = 0; i < ((size_t)gi.buf.numel + 2 * PGT_GUARD) * gi.buf.es; i++)
                         gi.buf.raw[i] = pgt_sentinel_byte(i);
+                    for (size_t i = 0; i < wsz; i++) /* nothing left from the previous thread count's run */
+                        ((unsigned char *)ws)[i] = pgt_sentinel_byte(i);
                     ca_set_context("%s (cap %s, %d threads)", poolgrad_plan_kernel_name(plan), caps[ci], thread_counts[ti]);
                     CA_ASSERT(poolgrad_execute(plan, ws, wsz, thread_counts[ti]) == POOLGRAD_OK, "execute");
                     int64_t e = pgt_first_difference(&gi.buf, &rb);
