@@ -28,7 +28,10 @@
  *                     the target summary is judged on the first one. The isa column is the ISA that ran,
  *                     read from the kernel's name (poolgrad_plan_kernel_name); a cap other than auto that is
  *                     not what ran (the CPU lacks it: poolgrad_active_isa under the cap; or the plan chose a
- *                     kernel below it) gives one warning on stderr; CSV/JSON keep the cap as isa_requested
+ *                     kernel below it) gives one warning on stderr; CSV/JSON keep the cap as isa_requested.
+ *                     When every cap is scalar, sse2 or avx2 (x86), oneDNN is capped too (at avx2, else sse41:
+ *                     dnnl_set_max_cpu_isa), so that a capped run compares as on a CPU without AVX-512; the
+ *                     oneDNN version in the header, JSON and Markdown then says "capped at ..."
  *   --reps N          timed repetitions (default: adaptive, 5..101 (3 on slow rows), ~1.5 s per row)
  *   --csv FILE / --json FILE / --md FILE   write the rows (JSON and Markdown: also the environment and the
  *                     target summary) to FILE. The JSON "context" has the CPU model and flags, cpu0's caches
@@ -183,7 +186,8 @@ static void usage(FILE *f)
           "  --threads N[,M..]  thread counts (default 1, plus 2 for 3D cases)\n"
           "  --isa LIST         POOLGRAD_ISA caps, e.g. scalar,sse2,avx2,avx512,auto (default: $POOLGRAD_ISA\n"
           "                     or auto); the target summary uses the first. Rows are labelled with the\n"
-          "                     ISA that ran (from the kernel name), with a warning when the cap is not what ran\n"
+          "                     ISA that ran (from the kernel name), with a warning when the cap is not what ran;\n"
+          "                     caps all below avx512 cap oneDNN too (at avx2, else sse41)\n"
           "  --reps N           timed repetitions (default adaptive 5..101, about 1.5 s per row)\n"
           "  --csv FILE         write rows as CSV\n"
           "  --json FILE        write rows, the target summary and the machine (caches, frequency,\n"
@@ -394,6 +398,26 @@ static int threads_for(const options *o, const bench_case *bc, int *out)
     return 1;
 }
 
+/* oneDNN's cap when every POOLGRAD_ISA cap of the run is below AVX-512 on x86 ("avx2", or "sse41", its lowest):
+ * a capped run stands for a CPU without AVX-512, where oneDNN has no AVX-512 code either (and no bf16 pooling),
+ * so its rows must not compare poolgrad's AVX2 code with oneDNN's AVX-512 code. NULL: no cap. */
+static const char *peer_max_isa(const options *o)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    bool avx2 = false;
+    for (int j = 0; j < o->n_isas; j++) {
+        if (!strcmp(o->isas[j], "avx2"))
+            avx2 = true;
+        else if (strcmp(o->isas[j], "scalar") && strcmp(o->isas[j], "sse2"))
+            return NULL;
+    }
+    return avx2 ? "avx2" : "sse41";
+#else
+    (void)o;
+    return NULL;
+#endif
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -407,8 +431,18 @@ int main(int argc, char **argv)
 
     bool use_dnnl = false;
     if (!o.no_onednn) {
-        peer_state ps = peer_init();
+        const char *max_isa = peer_max_isa(&o);
+        bool capped;
+        peer_state ps = peer_init(max_isa, &capped);
         use_dnnl = ps == PEER_READY;
+        if (use_dnnl && max_isa) {
+            if (capped)
+                snprintf(onednn_version + strlen(onednn_version), sizeof onednn_version - strlen(onednn_version),
+                         ", capped at %s", max_isa);
+            else
+                fprintf(stderr, "poolgrad_bench: warning: oneDNN could not be capped at %s; its rows run every ISA "
+                                "the CPU has\n", max_isa);
+        }
         if (ps == PEER_FAILED)
             fprintf(stderr, "poolgrad_bench: oneDNN engine creation failed; oneDNN columns disabled\n");
     }

@@ -39,8 +39,9 @@ typedef struct peer_run peer_run;
 
 /* The peer's display name ("oneDNN"). */
 const char *peer_name(void);
-/* Create the peer's engine; call once before any other call. */
-peer_state peer_init(void);
+/* Create the peer's engine; call once before any other call. max_isa ("avx2", "sse41" or NULL: all the CPU
+ * has) caps the instruction sets it may use; false in *capped when it could not be capped. */
+peer_state peer_init(const char *max_isa, bool *capped);
 /* Its version (e.g. "2.6.3 (cpu runtime OpenMP)"), or "not built"; needs no peer_init(). */
 const char *peer_version(void);
 /*

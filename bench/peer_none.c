@@ -5,7 +5,12 @@
 #include "peer.h"
 
 const char *peer_name(void) { return "oneDNN"; }
-peer_state peer_init(void) { return PEER_NOT_BUILT; }
+peer_state peer_init(const char *max_isa, bool *capped)
+{
+    (void)max_isa;
+    *capped = false;
+    return PEER_NOT_BUILT;
+}
 const char *peer_version(void) { return "not built"; }
 
 peer_run *peer_setup(const peer_problem *pp, char *impl, size_t impl_size, char *note, size_t note_size)

@@ -35,8 +35,17 @@ struct peer_run {
 
 const char *peer_name(void) { return "oneDNN"; }
 
-peer_state peer_init(void)
+peer_state peer_init(const char *max_isa, bool *capped)
 {
+    *capped = false;
+#if defined(__x86_64__) || defined(__i386__)
+    /* before the engine: oneDNN takes the cap only before it generates any code */
+    if (max_isa)
+        *capped = dnnl_set_max_cpu_isa(!strcmp(max_isa, "avx2") ? dnnl_cpu_isa_avx2 : dnnl_cpu_isa_sse41) ==
+                  dnnl_success;
+#else
+    (void)max_isa;
+#endif
     if (dnnl_engine_create(&dnnl_eng, dnnl_cpu, 0) != dnnl_success)
         return PEER_FAILED;
     if (dnnl_stream_create(&dnnl_strm, dnnl_eng, dnnl_stream_default_flags) != dnnl_success)
