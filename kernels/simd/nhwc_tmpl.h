@@ -738,13 +738,14 @@ static bool nhwc_s1_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *
           pr->out[2] <= PG_AXMAX && (pg_go_empty(pr) || pg_unit(pr->c, pr->go_stride[PG_C]))))
         return false;
     *conf = pg_nhwc_conf(pr);
-    conf->stream_stores = pg_stream_worth(pr, PG_WS1V * VL); /* channel blocks outside, pixels inside */
     /* the q ring: OW <= PG_AXMAX, so with C bounded first the product cannot overflow */
     if (!pg_go_empty(pr) && pr->c <= PG_WS1_RING_MAX) {
         const int64_t ring = PG_WS1T * pr->out[2] * pg_ceil_div(pr->c, VL) * VL * 4;
         if (ring <= PG_WS1_RING_MAX)
             conf->scratch_size = (size_t)ring;
     }
+    /* channel blocks outside, pixels inside: whole lines per pixel with the ring's load walk, or PG_WS1V vectors */
+    conf->stream_stores = pg_stream_worth(pr, (PG_WS1_RING_LOADS && conf->scratch_size ? PG_WS1L : PG_WS1V) * VL);
     return true;
 }
 
@@ -791,6 +792,57 @@ PG_AI void nhwc_s1_block(const poolgrad_problem *pr, const char *const *g, const
         }
     }
 #undef PG_WS1_Q
+}
+
+/* nhwc_s1_block from the ring: every term loaded (a block's T ring rows stay in L1 while it walks the row), so
+ * that a block holds PG_WS1L vectors, as many chains of adds in flight, where the rotated registers of
+ * nhwc_s1_block allow PG_WS1V. Same order: window rows ascending, then ow; the windows past the row's ends are
+ * skipped instead of added as +0.0 (a sum from +0.0 is never -0.0, so adding +0.0 changes no bit). T is a
+ * compile-time constant after inlining. */
+PG_AI void nhwc_s1_block_ring(const poolgrad_problem *pr, const float *const *qr, int64_t Cp, const int T,
+                              char *grow, int64_t c, const int NV, int64_t nl, bool stream, poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt), IW = pr->in[2], OW = pr->out[2], p = pr->p[2];
+    const int64_t gstep = pr->gi_stride[PG_W] * es;
+    const int nvec = NV ? NV : 1;
+    for (int64_t w = 0; w < IW; w++) {
+        const int64_t o0 = pg_max(0, w + p - 2), o1 = pg_min(OW, w + p + 1);
+        vf acc[PG_WS1L];
+        for (int u = 0; u < nvec; u++)
+            acc[u] = vf_zero();
+        if (o1 - o0 == 3) { /* the row's inside: three windows, unrolled */
+            for (int t = 0; t < T; t++)
+                for (int j = 0; j < 3; j++)
+                    for (int u = 0; u < nvec; u++)
+                        acc[u] = vf_add(acc[u], vf_loadu(qr[t] + (o0 + j) * Cp + c + u * VL));
+        } else {
+            for (int t = 0; t < T; t++)
+                for (int64_t ow = o0; ow < o1; ow++)
+                    for (int u = 0; u < nvec; u++)
+                        acc[u] = vf_add(acc[u], vf_loadu(qr[t] + ow * Cp + c + u * VL));
+        }
+        char *d = grow + w * gstep + c * es;
+        for (int u = 0; u < nvec; u++) {
+            if (NV)
+                pg_st_stream(d + u * VL * es, acc[u], dt, stream);
+            else
+                pg_st_n(d, acc[u], nl, dt);
+        }
+    }
+}
+
+/* every channel block of gradInput row grow from the ring, full ones first */
+PG_AI void nhwc_s1_blocks_ring(const poolgrad_problem *pr, const float *const *qr, int64_t Cp, const int T,
+                               char *grow, bool stream, poolgrad_dtype dt)
+{
+    const int64_t C = pr->c;
+    int64_t c = 0;
+    for (; c + PG_WS1L * VL <= C; c += PG_WS1L * VL)
+        nhwc_s1_block_ring(pr, qr, Cp, T, grow, c, PG_WS1L, VL, stream, dt);
+    for (; c + VL <= C; c += VL)
+        nhwc_s1_block_ring(pr, qr, Cp, T, grow, c, 1, VL, stream, dt);
+    if (c < C)
+        nhwc_s1_block_ring(pr, qr, Cp, T, grow, c, 0, C - c, stream, dt);
 }
 
 /* every channel block of gradInput row grow, full ones first */
@@ -889,7 +941,14 @@ PG_AI void nhwc_s1_run_dt(const poolgrad_problem *pr, float *ring, int64_t begin
                 qr[t] = ring + slot_of[t] * OW * Cp;
             }
         }
-        if (ring) /* two calls: each inlined with its own q source */
+        if (ring && PG_WS1_RING_LOADS) { /* each call inlined with its own T */
+            switch (T) {
+            case 1: nhwc_s1_blocks_ring(pr, qr, Cp, 1, grow, stream, dt); break;
+            case 2: nhwc_s1_blocks_ring(pr, qr, Cp, 2, grow, stream, dt); break;
+            case 3: nhwc_s1_blocks_ring(pr, qr, Cp, 3, grow, stream, dt); break;
+            default: nhwc_s1_blocks_ring(pr, qr, Cp, 0, grow, stream, dt); break; /* no window row: +0.0 */
+            }
+        } else if (ring) /* each call inlined with its own q source */
             nhwc_s1_blocks(pr, g, dq, qr, Cp, T, grow, stream, dt);
         else
             nhwc_s1_blocks(pr, g, dq, NULL, 0, T, grow, stream, dt);
@@ -905,8 +964,9 @@ _Static_assert((PG_AXMAX + PG_WS1T * PG_AXMAX) * 4 + 3 * sizeof(pg_axis) + 2 * P
 static void nhwc_s1_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
                         int64_t end)
 {
-    PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nhwc_s1_run_dt, pr, conf->scratch_size ? (float *)ws : NULL,
-                          begin, end);
+    /* a thread without a ring slot walks with PG_WS1V vectors, which may not be whole lines */
+    const bool stream = conf->stream_stores && (ws || !PG_WS1_RING_LOADS || pg_stream_worth(pr, PG_WS1V * VL));
+    PG_DT_DISPATCH_STREAM(pr->dtype, stream, nhwc_s1_run_dt, pr, conf->scratch_size ? (float *)ws : NULL, begin, end);
 }
 
 /* ---- _nhwc_w1 */

@@ -149,6 +149,13 @@
  * block. Bound: registers (3 x PG_WS1T x PG_WS1V of them). Origin: set with the kernel. */
 #define PG_WS1T 3
 #define PG_WS1V (PG_VEC_LEVEL == 3 ? 2 : 1)
+/* _nhwc_s1 with its ring: whether the walk loads every term from the ring (nhwc_s1_block_ring, PG_WS1L vectors
+ * per channel block) instead of rotating them through registers (nhwc_s1_block, PG_WS1V). Bound: registers and
+ * load ports. Origin: AMD Zen 4, inception k3s1p1 NHWC, one thread, 3 interleaved rounds (2026-12-06): under
+ * the AVX2 cap 0.87 (f32), 0.85 (f16), 0.97 (bf16) of the time with 4 vectors; with AVX-512 1.08-1.17 with 4
+ * vectors and 1.12-1.15 with 2, so AVX-512 keeps its registers. */
+#define PG_WS1_RING_LOADS (PG_VEC_LEVEL < 3)
+#define PG_WS1L 4
 
 /* _nhwc_s1 q ring (per-thread scratch): most bytes of its PG_WS1T slots of OW x C floats. Unit: bytes. Bound:
  * L2 (the ring is read once per pixel and window row). Origin: measured on AMD Zen 4 (AVX-512, one thread,
