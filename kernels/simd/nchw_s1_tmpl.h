@@ -142,7 +142,7 @@ PG_AI void nchw_s2_add(vf *acc, const float *q, const int G, const unsigned PH)
  * nchw_s2_add). G and R are constants at every call, so the accumulators live in registers.
  */
 PG_AI void nchw_s1_block(const float *qb, const float *zrow, int64_t SD, int64_t slab, int64_t len, int64_t od0,
-                         int64_t od1, const int64_t *oh0, const int64_t *nh, int64_t nhmax, int64_t k, char *const *dst,
+                         int64_t od1, int64_t sl0, const int64_t *oh0, const int64_t *nh, int64_t nhmax, int64_t k, char *const *dst,
                          int nr, int64_t nlast, const int G, const int R, const int S, const unsigned PH, int64_t es,
                          bool stream, poolgrad_dtype dt)
 {
@@ -150,8 +150,8 @@ PG_AI void nchw_s1_block(const float *qb, const float *zrow, int64_t SD, int64_t
     for (int r = 0; r < R; r++)
         for (int i = 0; i < G + (S == 2 && G % 2); i++) /* stride 2: pairs */
             acc[r][i] = vf_zero();
-    for (int64_t od = od0; od < od1; od++) {
-        const float *s = qb + (od % SD) * slab;
+    for (int64_t od = od0, sl = sl0; od < od1; od++, sl = sl + 1 == SD ? 0 : sl + 1) {
+        const float *s = qb + sl * slab;
         for (int64_t t = 0; t < nhmax; t++) {
             const float *q[PG_S1R];
             for (int r = 0; r < R; r++)
@@ -199,7 +199,7 @@ PG_AI void nchw_s1_cover_row(vf (*acc)[PG_S1G], const float *q, int64_t k, const
 }
 
 PG_AI void nchw_s1_block_cover(const float *qb, int64_t SD, int64_t slab, int64_t len, int64_t od0, int64_t od1,
-                               int64_t oh0, int64_t k, char *const *dst, int64_t nlast, const unsigned covers,
+                               int64_t sl0, int64_t oh0, int64_t k, char *const *dst, int64_t nlast, const unsigned covers,
                                const int NU, const int G, const int R, const int S, const unsigned PH, int64_t es, bool stream,
                                poolgrad_dtype dt)
 {
@@ -207,8 +207,8 @@ PG_AI void nchw_s1_block_cover(const float *qb, int64_t SD, int64_t slab, int64_
     for (int r = 0; r < R; r++)
         for (int i = 0; i < G + (S == 2 && G % 2); i++) /* stride 2: pairs */
             acc[r][i] = vf_zero();
-    for (int64_t od = od0; od < od1; od++) {
-        const float *s = qb + (od % SD) * slab + oh0 * len;
+    for (int64_t od = od0, sl = sl0; od < od1; od++, sl = sl + 1 == SD ? 0 : sl + 1) {
+        const float *s = qb + sl * slab + oh0 * len;
         /* written out: a loop over u is not unrolled, and the cover tests stay branches */
         nchw_s1_cover_row(acc, s, k, covers & 15u, G, R, S, PH);
         if (NU > 1)
@@ -237,6 +237,20 @@ static inline int nchw_s1_shape(const int64_t *oh0, const int64_t *nh, int R)
         altb = altb && nh[r] == 2 - (r & 1) && oh0[r] == oh0[0] + (r + 1) / 2;
     }
     return slide ? 1 : alta ? 2 : altb ? 3 : 0;
+}
+
+/* nchw_s1_shape of the R rows from row h of the plane; 0 when they pass its end */
+static inline int nchw_s1_shape_from(const pg_axis *axh, const poolgrad_problem *pr, int64_t h, int R)
+{
+    int64_t oh0[PG_S1R], nh[PG_S1R];
+    if (h + R > pr->in[1])
+        return 0;
+    for (int r = 0; r < R; r++) {
+        int64_t e;
+        pg_axis_range(axh, pr, h + r, &oh0[r], &e);
+        nh[r] = e - oh0[r];
+    }
+    return nchw_s1_shape(oh0, nh, R);
 }
 
 /* the patterns with their own code: NU in the top nibble, the cover nibbles below */
@@ -300,12 +314,24 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
     const int64_t SD = conf->band_sd, len = conf->band_len, slab = conf->band_sh * len;
     _Alignas(64) float qb[PG_S1Q];
     float fwt[PG_S1G * VL + PG_S1K + 2 * VL]; /* W factors of the divided columns (<= band_len), + a vector of slack */
+    /* the W factors of the whole row when it is short enough: computed once, not again at every W block of
+     * every plane (the lanes a division takes past c1 are not stored, so a row table serves every block) */
+    float fwr[PG_S1FW + VL];
+    const bool fw_row = OW <= PG_S1FW;
+    for (int64_t ow = 0; fw_row && ow < OW + VL; ow++)
+        fwr[ow] = !ovr && ow < OW ? pg_dfac(pr, pg_factor(pr, 2, ow)) : 1.0f;
     int64_t tag[PG_S1SD];
     float *const zrow = qb + SD * slab;
     pg_axis axes[2];
     const pg_axis *axd = &axes[0], *axh = &axes[1];
     pg_axis_init(&axes[0], pr, 0);
     pg_axis_init(&axes[1], pr, 1);
+    /* the pattern of the block of PG_S1R (bits 0-1) and PG_S1R / 2 (bits 2-3) rows from row h, when H is tabulated:
+     * the same in every plane and W block, so the blocks read it instead of testing their rows */
+    uint8_t shp[PG_AXMAX];
+    const bool shp_tab = axh->tab;
+    for (int64_t h = 0; shp_tab && h < IH; h++)
+        shp[h] = (uint8_t)(nchw_s1_shape_from(axh, pr, h, PG_S1R) | nchw_s1_shape_from(axh, pr, h, PG_S1R / 2) << 2);
     memset(qb, 0, (size_t)(SD * slab + len) * sizeof(float));
     int64_t zc0 = 0, zc1 = 0; /* the band's rows are +0.0 outside columns [zc0, zc1) (the zero row everywhere) */
     int64_t fwt_wb = -1;      /* the W block fwt holds */
@@ -321,18 +347,19 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
             const int64_t lo = pg_s1_lo(pr, wb, S); /* band column 0: ow = lo */
             const int64_t c0 = pg_max(lo, 0), c1 = pg_min(OW, lo + len);
             const int64_t nz0 = c0 - lo, nz1 = c1 > c0 ? c1 - lo : nz0; /* band columns written */
-            if (wb != fwt_wb) { /* the same for every plane: a plane of a few rows would spend more on it than on its sums */
+            if (!fw_row && wb != fwt_wb) { /* the same for every plane: a plane of a few rows would spend more on it than on its sums */
                 for (int64_t t = 0; t < c1 - c0 + VL; t++)
                     fwt[t] = !ovr && c0 + t < c1 ? pg_dfac(pr, pg_factor(pr, 2, c0 + t)) : 1.0f;
                 fwt_wb = wb;
             }
+            const float *const fw = fw_row ? fwr + c0 : fwt;
             /* band columns [nz0, nz1) of every row are divided into; the others must read +0.0 */
             if (zc0 < zc1 && (nz0 > zc0 || nz1 < zc1)) {
-                for (int64_t row = 0; row < SD * conf->band_sh; row++) {
+                for (int64_t row = 0; row < SD * conf->band_sh; row++) { /* vector stores: a memset call per row cost more */
                     if (nz0 > zc0)
-                        memset(qb + row * len + zc0, 0, (size_t)(pg_min(nz0, zc1) - zc0) * sizeof(float));
+                        pg_fill_bits((char *)(qb + row * len + zc0), pg_min(nz0, zc1) - zc0, 0, POOLGRAD_F32);
                     if (nz1 < zc1)
-                        memset(qb + row * len + pg_max(nz1, zc0), 0, (size_t)(zc1 - pg_max(nz1, zc0)) * sizeof(float));
+                        pg_fill_bits((char *)(qb + row * len + pg_max(nz1, zc0)), zc1 - pg_max(nz1, zc0), 0, POOLGRAD_F32);
                 }
             }
             zc0 = nz0;
@@ -355,28 +382,41 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
                         continue;
                     int64_t od0, od1;
                     pg_axis_range(axd, pr, d, &od0, &od1);
+                    const int64_t sl0 = od0 % SD; /* the slot of od0 (the blocks step on without a division) */
                     if (!empty)
                         for (int64_t od = od0; od < od1; od++) {
                             const int64_t sl = od % SD;
                             if (tag[sl] != od) {
-                                nchw_s1_divide(pr, qb + sl * slab, fwt, axd, axh, pn, pc, od, u0, u1, lo, c0, c1, len, go_end, dt);
+                                nchw_s1_divide(pr, qb + sl * slab, fw, axd, axh, pn, pc, od, u0, u1, lo, c0, c1, len, go_end, dt);
                                 tag[sl] = od;
                                 pf = nchw_s1_next_slab(pr, pn, pc, od, u0, c0, last, es);
                                 pf_i = 0;
                             }
                         }
+                    char *const row0 = pr->gi + (pn * gs[PG_N] + pc * gs[PG_C] + d * gs[PG_D] + wb) * es;
                     for (int64_t h = hs; h < he;) {
                         const int R = PG_S1RG(G);
                         const int nr = (int)pg_min(R, he - h);
                         int64_t oh0[PG_S1R], nh[PG_S1R], nhmax = 0; /* oh0: band rows (oh - u0) */
-                        for (int r = 0; r < PG_S1R; r++) {
-                            int64_t e = 0;
-                            oh0[r] = u0;
-                            if (r < nr)
-                                pg_axis_range(axh, pr, h + r, &oh0[r], &e);
-                            nh[r] = r < nr ? e - oh0[r] : 0;
-                            oh0[r] -= u0;
-                            nhmax = pg_max(nhmax, nh[r]);
+                        int shape = -1;                              /* unknown */
+                        if (nr == R && shp_tab) {
+                            int64_t e;
+                            pg_axis_range(axh, pr, h, &oh0[0], &e);
+                            oh0[0] -= u0;
+                            shape = shp[h] >> (R == PG_S1R ? 0 : 2) & 3;
+                        }
+                        if (!(S == 1 ? shape == 1 : shape >= 2)) { /* not a pattern: every row's window rows */
+                            for (int r = 0; r < PG_S1R; r++) {
+                                int64_t e = 0;
+                                oh0[r] = u0;
+                                if (r < nr)
+                                    pg_axis_range(axh, pr, h + r, &oh0[r], &e);
+                                nh[r] = r < nr ? e - oh0[r] : 0;
+                                oh0[r] -= u0;
+                                nhmax = pg_max(nhmax, nh[r]);
+                            }
+                            if (shape < 0)
+                                shape = nr == R ? nchw_s1_shape(oh0, nh, R) : 0;
                         }
                         if (pf && S == 1) { /* the next slab's gradOutput rows, a few per block: in cache by its division */
                             const int64_t e = pg_min(u1 - u0, pf_i + pf_rows);
@@ -387,12 +427,11 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
                         }
                         char *dst[PG_S1R];
                         for (int r = 0; r < nr; r++)
-                            dst[r] = pr->gi + (pn * gs[PG_N] + pc * gs[PG_C] + d * gs[PG_D] + (h + r) * gs[PG_H] + wb) * es;
-                        const int shape = nr == R ? nchw_s1_shape(oh0, nh, R) : 0;
+                            dst[r] = row0 + (h + r) * gs[PG_H] * es;
                         if (S == 1 ? shape == 1 : shape >= 2) {
 /* the pattern's block for G = g (R = PG_S1RG(g)): stride 1 has one pattern, stride 2 two */
 #define PG_S1_COVER_CALL(g, P) \
-    nchw_s1_block_cover(qb, SD, slab, len, od0, od1, oh0[0], k, dst, nlast, (P) & 0xfffffffu, (int)((P) >> 28), g, PG_S1RG(g), S, PH, es, stream, dt)
+    nchw_s1_block_cover(qb, SD, slab, len, od0, od1, sl0, oh0[0], k, dst, nlast, (P) & 0xfffffffu, (int)((P) >> 28), g, PG_S1RG(g), S, PH, es, stream, dt)
 #define PG_S1_COVER_G(g) \
     do { \
         if (S == 1) \
@@ -412,10 +451,10 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
 #undef PG_S1_COVER_CALL
                         } else {
                             switch (G) { /* constant G and R: the accumulators in registers */
-                            case 1: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 1, PG_S1RG(1), S, PH, es, stream, dt); break;
-                            case 2: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 2, PG_S1RG(2), S, PH, es, stream, dt); break;
-                            case 3: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 3, PG_S1RG(3), S, PH, es, stream, dt); break;
-                            default: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, oh0, nh, nhmax, k, dst, nr, nlast, 4, PG_S1RG(4), S, PH, es, stream, dt); break;
+                            case 1: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, sl0, oh0, nh, nhmax, k, dst, nr, nlast, 1, PG_S1RG(1), S, PH, es, stream, dt); break;
+                            case 2: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, sl0, oh0, nh, nhmax, k, dst, nr, nlast, 2, PG_S1RG(2), S, PH, es, stream, dt); break;
+                            case 3: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, sl0, oh0, nh, nhmax, k, dst, nr, nlast, 3, PG_S1RG(3), S, PH, es, stream, dt); break;
+                            default: nchw_s1_block(qb, zrow, SD, slab, len, od0, od1, sl0, oh0, nh, nhmax, k, dst, nr, nlast, 4, PG_S1RG(4), S, PH, es, stream, dt); break;
                             }
                         }
                         h += nr;
@@ -430,7 +469,7 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
 }
 
 _Static_assert(PG_S1G == 4, "nchw_s1_run_dt dispatches G = 1 .. 4 chunks per W block");
-_Static_assert(PG_S1Q * 4 + (PG_S1G * VL + PG_S1K + 2 * VL) * 4 + PG_S1SD * 8 + 2 * sizeof(pg_axis) < PG_STACK_BUDGET,
+_Static_assert(PG_S1Q * 4 + (PG_S1G * VL + PG_S1K + 2 * VL + PG_S1FW + VL) * 4 + PG_S1SD * 8 + PG_AXMAX + 2 * sizeof(pg_axis) < PG_STACK_BUDGET,
                "_nchw_s1 run: stack buffers over the budget");
 
 static void nchw_s1_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,

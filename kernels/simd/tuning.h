@@ -89,6 +89,9 @@
 #define PG_S1G 4
 #define PG_S1R 4
 #define PG_S1TH 8
+/* _nchw_s1/_s2: the W factors of rows up to this many windows are tabulated once per call (floats on the
+ * stack). Origin: the standard suite's rows (OW 28-56) with room, under the stack budget. */
+#define PG_S1FW 256
 /* _nchw_s1 accumulators in registers: 16 of the 32 registers at 512 bits, 8 of the 16 elsewhere (blocks
  * of PG_S1R rows when G x PG_S1R fit, else PG_S1R / 2) */
 #define PG_S1ACC (PG_VEC_LEVEL == 3 ? 16 : 8)
