@@ -109,24 +109,28 @@ PG_AI vf vf_loadu_part(const float *p, int64_t n)
     v_copy_small((char *)buf, (const char *)p, (size_t)n * 4u, sizeof buf);
     return vf_loadu(buf);
 }
+#if !defined(PG_LEVEL_STORE_PART)
 PG_AI void vf_storeu_part(float *p, vf v, int64_t n)
 {
     float buf[VL];
     vf_storeu(buf, v);
     v_copy_small((char *)p, (const char *)buf, (size_t)n * 4u, sizeof buf);
 }
+#endif
 PG_AI vh vh_loadu_part(const void *p, int64_t n)
 {
     uint16_t buf[VL] = { 0 };
     v_copy_small((char *)buf, (const char *)p, (size_t)n * 2u, sizeof buf);
     return vh_loadu(buf);
 }
+#if !defined(PG_LEVEL_STORE_PART)
 PG_AI void vh_storeu_part(void *p, vh h, int64_t n)
 {
     uint16_t buf[VL];
     vh_storeu(buf, h);
     v_copy_small((char *)p, (const char *)buf, (size_t)n * 2u, sizeof buf);
 }
+#endif
 #endif
 
 /* ---- f16 / bf16 <-> f32, lane-wise, reproducing convert.h bit for bit ---- */

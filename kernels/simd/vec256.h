@@ -67,6 +67,59 @@ PG_AI vh vh_narrow(vi v)
     return simde_mm_packs_epi32(simde_mm256_castsi256_si128(v), simde_mm256_extracti128_si256(v, 1));
 }
 
+/* the first n (1 <= n <= VL) lanes of v stored from the register's pieces (16, 8, 4 bytes), nothing past them:
+ * not through a stack copy, which row tails reloaded (vec.h uses this instead of its copy) */
+#define PG_LEVEL_STORE_PART 1
+PG_AI void vf_storeu_part(float *p, vf v, int64_t n)
+{
+    simde__m128 x = simde_mm256_castps256_ps128(v);
+    if (n >= 4) {
+        simde_mm_storeu_ps(p, x);
+        if (n == 8) {
+            simde_mm_storeu_ps(p + 4, simde_mm256_extractf128_ps(v, 1));
+            return;
+        }
+        x = simde_mm256_extractf128_ps(v, 1);
+        p += 4;
+        n -= 4;
+    }
+    if (n >= 2) {
+        simde_mm_storel_pi((simde__m64 *)(void *)p, x);
+        x = simde_mm_movehl_ps(x, x);
+        p += 2;
+        n -= 2;
+    }
+    if (n)
+        simde_mm_store_ss(p, x);
+}
+
+/* the first n (1 <= n <= VL) 16-bit lanes of h, the same way */
+PG_AI void vh_storeu_part(void *p, vh h, int64_t n)
+{
+    char *d = (char *)p;
+    if (n == 8) {
+        simde_mm_storeu_si128((simde__m128i *)(void *)d, h);
+        return;
+    }
+    if (n >= 4) {
+        simde_mm_storel_epi64((simde__m128i *)(void *)d, h);
+        h = simde_mm_srli_si128(h, 8);
+        d += 8;
+        n -= 4;
+    }
+    if (n >= 2) {
+        const int32_t w = simde_mm_cvtsi128_si32(h);
+        memcpy(d, &w, 4);
+        h = simde_mm_srli_si128(h, 4);
+        d += 4;
+        n -= 2;
+    }
+    if (n) {
+        const uint16_t w = (uint16_t)simde_mm_cvtsi128_si32(h);
+        memcpy(d, &w, 2);
+    }
+}
+
 /* the high 16 bits of each lane (vec.h narrows bf16 with it, skipping the shift down): one vpshufb gathers
  * them in each 128-bit half and one vpermq joins the halves, in place of a shift and vh_narrow's shift pair,
  * extract and pack */
