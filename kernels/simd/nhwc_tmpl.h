@@ -749,6 +749,17 @@ static bool nhwc_s1_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *
     return true;
 }
 
+/* One pixel's sums acc into gradInput at d: NV vectors, or when NV == 0 the nl-lane tail */
+PG_AI void nhwc_s1_store(char *d, const vf *acc, const int NV, int64_t nl, bool stream, poolgrad_dtype dt)
+{
+    if (!NV) {
+        pg_st_n(d, acc[0], nl, dt);
+        return;
+    }
+    for (int u = 0; u < NV; u++)
+        pg_st_stream(d + u * VL * pg_es(dt), acc[u], dt, stream);
+}
+
 /* Channels [c, c + NV VL) (or the nl-lane tail when NV == 0) of gradInput row grow, T window rows: their q in
  * ring slots qr[t] (pixel ow at qr[t] + ow * Cp) or, qr NULL, divided here (g[t]: their gradOutput rows at
  * channel 0; dq[t * OW + ow]: the divisor factor of window (t, ow)). */
@@ -783,13 +794,7 @@ PG_AI void nhwc_s1_block(const poolgrad_problem *pr, const char *const *g, const
                     q2[t][u] = PG_WS1_Q(t, w + p, u);
                     acc[u] = vf_add(vf_add(vf_add(acc[u], q0[t][u]), q1[t][u]), q2[t][u]);
                 }
-        char *d = grow + w * gstep + c * es;
-        for (int u = 0; u < nvec; u++) {
-            if (NV)
-                pg_st_stream(d + u * VL * es, acc[u], dt, stream);
-            else
-                pg_st_n(d, acc[u], nl, dt);
-        }
+        nhwc_s1_store(grow + w * gstep + c * es, acc, NV, nl, stream, dt);
     }
 #undef PG_WS1_Q
 }
@@ -821,13 +826,7 @@ PG_AI void nhwc_s1_block_ring(const poolgrad_problem *pr, const float *const *qr
                     for (int u = 0; u < nvec; u++)
                         acc[u] = vf_add(acc[u], vf_loadu(qr[t] + ow * Cp + c + u * VL));
         }
-        char *d = grow + w * gstep + c * es;
-        for (int u = 0; u < nvec; u++) {
-            if (NV)
-                pg_st_stream(d + u * VL * es, acc[u], dt, stream);
-            else
-                pg_st_n(d, acc[u], nl, dt);
-        }
+        nhwc_s1_store(grow + w * gstep + c * es, acc, NV, nl, stream, dt);
     }
 }
 
