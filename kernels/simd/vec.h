@@ -26,7 +26,8 @@
  *                                               instructions where it has them, PG_HW_F16, else integer code)
  *   vf_loadu_part vf_storeu_part vh_loadu_part vh_storeu_part   the first n lanes of memory, nothing past
  *                                               them (masked loads and stores where the level has them,
- *                                               PG_HW_PART, else a copy through the stack); v_copy_small
+ *                                               PG_HW_PART; stores of register pieces at 256 bits,
+ *                                               PG_LEVEL_STORE_PART; else a copy through the stack); v_copy_small
  *   vf_in_reg                                   the vector, held in a register: a loaded vector used by
  *                                               several adds is loaded once (see below)
  *
