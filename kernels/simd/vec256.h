@@ -84,13 +84,15 @@ PG_AI void vf_storeu_part(float *p, vf v, int64_t n)
         n -= 4;
     }
     if (n >= 2) {
-        simde_mm_storel_pi((simde__m64 *)(void *)p, x);
+        simde_mm_storel_epi64((simde__m128i *)(void *)p, simde_mm_castps_si128(x)); /* p may be 2-byte aligned (16-bit rows) */
         x = simde_mm_movehl_ps(x, x);
         p += 2;
         n -= 2;
     }
-    if (n)
-        simde_mm_store_ss(p, x);
+    if (n) { /* an integer move and memcpy: p may be 2-byte aligned, where a float store is undefined */
+        const int32_t w = simde_mm_cvtsi128_si32(simde_mm_castps_si128(x));
+        memcpy(p, &w, 4);
+    }
 }
 
 /* the first n (1 <= n <= VL) 16-bit lanes of h, the same way */
