@@ -67,60 +67,50 @@ PG_AI vh vh_narrow(vi v)
     return simde_mm_packs_epi32(simde_mm256_castsi256_si128(v), simde_mm256_extracti128_si256(v, 1));
 }
 
-/* the first n (1 <= n <= VL) lanes of v stored from the register's pieces (16, 8, 4 bytes), nothing past them:
- * not through a stack copy, which row tails reloaded (vec.h uses this instead of its copy) */
-#define PG_LEVEL_STORE_PART 1
-PG_AI void vf_storeu_part(float *p, vf v, int64_t n)
+/* the first nb bytes (nb even, 2 <= nb <= 16) of x, by pieces of 16, 8, 4 and 2 bytes, nothing past them; integer
+ * stores only: d may be 2-byte aligned (16-bit rows), where a float store is undefined */
+PG_AI void v128_storeu_first_bytes(char *d, simde__m128i x, int64_t nb)
 {
-    simde__m128 x = simde_mm256_castps256_ps128(v);
-    if (n >= 4) {
-        simde_mm_storeu_ps(p, x);
-        if (n == 8) {
-            simde_mm_storeu_ps(p + 4, simde_mm256_extractf128_ps(v, 1));
-            return;
-        }
-        x = simde_mm256_extractf128_ps(v, 1);
-        p += 4;
-        n -= 4;
-    }
-    if (n >= 2) {
-        simde_mm_storel_epi64((simde__m128i *)(void *)p, simde_mm_castps_si128(x)); /* p may be 2-byte aligned (16-bit rows) */
-        x = simde_mm_movehl_ps(x, x);
-        p += 2;
-        n -= 2;
-    }
-    if (n) { /* an integer move and memcpy: p may be 2-byte aligned, where a float store is undefined */
-        const int32_t w = simde_mm_cvtsi128_si32(simde_mm_castps_si128(x));
-        memcpy(p, &w, 4);
-    }
-}
-
-/* the first n (1 <= n <= VL) 16-bit lanes of h, the same way */
-PG_AI void vh_storeu_part(void *p, vh h, int64_t n)
-{
-    char *d = (char *)p;
-    if (n == 8) {
-        simde_mm_storeu_si128((simde__m128i *)(void *)d, h);
+    if (nb == 16) {
+        simde_mm_storeu_si128((simde__m128i *)(void *)d, x);
         return;
     }
-    if (n >= 4) {
-        simde_mm_storel_epi64((simde__m128i *)(void *)d, h);
-        h = simde_mm_srli_si128(h, 8);
+    if (nb >= 8) {
+        simde_mm_storel_epi64((simde__m128i *)(void *)d, x);
+        x = simde_mm_srli_si128(x, 8);
         d += 8;
-        n -= 4;
+        nb -= 8;
     }
-    if (n >= 2) {
-        const int32_t w = simde_mm_cvtsi128_si32(h);
+    if (nb >= 4) {
+        const int32_t w = simde_mm_cvtsi128_si32(x);
         memcpy(d, &w, 4);
-        h = simde_mm_srli_si128(h, 4);
+        x = simde_mm_srli_si128(x, 4);
         d += 4;
-        n -= 2;
+        nb -= 4;
     }
-    if (n) {
-        const uint16_t w = (uint16_t)simde_mm_cvtsi128_si32(h);
+    if (nb) {
+        const uint16_t w = (uint16_t)simde_mm_cvtsi128_si32(x);
         memcpy(d, &w, 2);
     }
 }
+
+/* the first n (1 <= n <= VL) lanes of v stored from the register's pieces, nothing past them: not through a stack
+ * copy, which row tails reloaded (vec.h uses these instead of its copy) */
+#define PG_LEVEL_STORE_PART 1
+PG_AI void vf_storeu_part(float *p, vf v, int64_t n)
+{
+    simde__m128i x = simde_mm256_castsi256_si128(simde_mm256_castps_si256(v));
+    if (n > 4) {
+        simde_mm_storeu_si128((simde__m128i *)(void *)p, x);
+        x = simde_mm256_extracti128_si256(simde_mm256_castps_si256(v), 1);
+        p += 4;
+        n -= 4;
+    }
+    v128_storeu_first_bytes((char *)p, x, n * 4);
+}
+
+/* the first n (1 <= n <= VL) 16-bit lanes of h, the same way */
+PG_AI void vh_storeu_part(void *p, vh h, int64_t n) { v128_storeu_first_bytes((char *)p, h, n * 2); }
 
 /* the high 16 bits of each lane (vec.h narrows bf16 with it, skipping the shift down): one vpshufb gathers
  * them in each 128-bit half and one vpermq joins the halves, in place of a shift and vh_narrow's shift pair,
