@@ -67,32 +67,7 @@ PG_AI vh vh_narrow(vi v)
     return simde_mm_packs_epi32(simde_mm256_castsi256_si128(v), simde_mm256_extracti128_si256(v, 1));
 }
 
-/* the first nb bytes (nb even, 2 <= nb <= 16) of x, by pieces of 16, 8, 4 and 2 bytes, nothing past them; integer
- * stores only: d may be 2-byte aligned (16-bit rows), where a float store is undefined */
-PG_AI void v128_storeu_first_bytes(char *d, simde__m128i x, int64_t nb)
-{
-    if (nb == 16) {
-        simde_mm_storeu_si128((simde__m128i *)(void *)d, x);
-        return;
-    }
-    if (nb >= 8) {
-        simde_mm_storel_epi64((simde__m128i *)(void *)d, x);
-        x = simde_mm_srli_si128(x, 8);
-        d += 8;
-        nb -= 8;
-    }
-    if (nb >= 4) {
-        const int32_t w = simde_mm_cvtsi128_si32(x);
-        memcpy(d, &w, 4);
-        x = simde_mm_srli_si128(x, 4);
-        d += 4;
-        nb -= 4;
-    }
-    if (nb) {
-        const uint16_t w = (uint16_t)simde_mm_cvtsi128_si32(x);
-        memcpy(d, &w, 2);
-    }
-}
+#include "v128_part.h"
 
 /* the first n (1 <= n <= VL) lanes of v stored from the register's pieces, nothing past them: not through a stack
  * copy, which row tails reloaded (vec.h uses these instead of its copy) */
