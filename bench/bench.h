@@ -260,9 +260,10 @@ void write_md(const char *path, const options *o, bool dnnl);
 typedef struct cache_info {
     int level;          /* 1, 2, 3 */
     char type[16];      /* Data, Instruction, Unified */
-    char size[16];      /* as sysfs says it, e.g. 48K */
+    char size[24];      /* as sysfs says it, e.g. 48K (from CPUID: KiB, the same form) */
     int ways, line;     /* associativity, line size in bytes (0: unknown) */
-    char shared[32];    /* shared_cpu_list, e.g. 0-1 */
+    char shared[32];    /* shared_cpu_list, e.g. 0-1 ("unknown" from CPUID) */
+    char source[24];    /* where it was read: "sysfs", "cpuid 4", "cpuid 0x8000001d", "cpuid 0x80000006" */
 } cache_info;
 
 /* What the JSON "context" says about the machine (sysfs and /proc; "unknown" where absent). */
@@ -271,7 +272,7 @@ typedef struct bench_context {
     int family, model, stepping;       /* -1: unknown */
     char flags[256];                   /* the ISA-relevant /proc/cpuinfo flags present */
     double cpuinfo_mhz;                /* /proc/cpuinfo "cpu MHz", NAN: unknown */
-    cache_info caches[8];              /* cpu0's, from /sys/devices/system/cpu/cpu0/cache/index* */
+    cache_info caches[8];              /* cpu0's: sysfs cpu0/cache/index*, else CPUID */
     int n_caches;
     char governor[32];                 /* cpu0/cpufreq/scaling_governor, "unknown" without cpufreq */
     double freq_cur_mhz, freq_min_mhz, freq_max_mhz, freq_hw_max_mhz; /* cpufreq, NAN: unknown */

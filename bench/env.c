@@ -1,7 +1,8 @@
 /*
  * env.c — the description of the machine and the run that heads the table, the JSON and the Markdown:
  * CPU model, caches, frequency and governor, the ISA poolgrad detects, the command line, the date, the peer's
- * version, the load average. Linux sysfs and /proc; what is absent is "unknown" (NAN / -1 in the struct).
+ * version, the load average. Linux sysfs and /proc, and CPUID for the caches when sysfs lacks them (some VMs);
+ * what is absent is "unknown" (NAN / -1 in the struct).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -12,6 +13,67 @@
 
 #include "bench.h"
 #include "peer.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+/* Caches from CPUID's deterministic cache leaf (4 on Intel, 0x8000001d on AMD), for machines whose sysfs has no
+ * cpu0/cache (seen on a VM with an AMD Zen 5). */
+static void caches_from_cpuid_leaf(unsigned leaf, const char *source)
+{
+    for (unsigned i = 0; i < 8 && ctx.n_caches < 8; i++) {
+        unsigned a, b, c, d;
+        if (!__get_cpuid_count(leaf, i, &a, &b, &c, &d) || (a & 31) == 0)
+            return;
+        cache_info *ci = &ctx.caches[ctx.n_caches++];
+        const unsigned type = a & 31;
+        ci->level = (int)((a >> 5) & 7);
+        snprintf(ci->type, sizeof ci->type, "%s", type == 1 ? "Data" : type == 2 ? "Instruction" : "Unified");
+        ci->ways = (int)((b >> 22) + 1);
+        ci->line = (int)((b & 4095) + 1);
+        const unsigned long long bytes =
+            (unsigned long long)ci->ways * (((b >> 12) & 1023) + 1) * (unsigned long long)ci->line * (c + 1ull);
+        snprintf(ci->size, sizeof ci->size, "%lluK", bytes / 1024);
+        snprintf(ci->shared, sizeof ci->shared, "unknown");
+        snprintf(ci->source, sizeof ci->source, "%s", source);
+    }
+}
+
+static void add_cache(int level, const char *type, unsigned kib, int ways, int line, const char *source)
+{
+    if (!kib || ctx.n_caches >= 8)
+        return;
+    cache_info *ci = &ctx.caches[ctx.n_caches++];
+    ci->level = level;
+    snprintf(ci->type, sizeof ci->type, "%s", type);
+    snprintf(ci->size, sizeof ci->size, "%uK", kib);
+    ci->ways = ways;
+    ci->line = line;
+    snprintf(ci->shared, sizeof ci->shared, "unknown");
+    snprintf(ci->source, sizeof ci->source, "%s", source);
+}
+
+static void caches_from_cpuid(void)
+{
+    caches_from_cpuid_leaf(4, "cpuid 4");
+    if (!ctx.n_caches)
+        caches_from_cpuid_leaf(0x8000001d, "cpuid 0x8000001d");
+    unsigned a, b, c, d;
+    /* AMD's older leaves, which a hypervisor may fill when it hides the others. L3 there is what the CPU
+     * reports: in a VM it can be the socket's total, not the slice one core shares. */
+    if (!ctx.n_caches && __get_cpuid(0x80000005, &a, &b, &c, &d)) {
+        add_cache(1, "Data", c >> 24, (int)((c >> 16) & 255), (int)(c & 255), "cpuid 0x80000005");
+        add_cache(1, "Instruction", d >> 24, (int)((d >> 16) & 255), (int)(d & 255), "cpuid 0x80000005");
+        if (__get_cpuid(0x80000006, &a, &b, &c, &d)) {
+            /* their associativity is an encoded field; left unknown */
+            add_cache(2, "Unified", c >> 16, 0, (int)(c & 255), "cpuid 0x80000006");
+            add_cache(3, "Unified", (d >> 18) * 512u, 0, (int)(d & 255), "cpuid 0x80000006");
+        }
+    }
+}
+#else
+static void caches_from_cpuid(void) {}
+#endif
 
 char cpu_name[128] = "unknown";
 double load_start = NAN, load_end = NAN;
@@ -124,7 +186,10 @@ static void describe_cpu(void)
         snprintf(path, sizeof path, "%s/shared_cpu_list", dir);
         if (!read_line(path, c->shared, sizeof c->shared))
             snprintf(c->shared, sizeof c->shared, "unknown");
+        snprintf(c->source, sizeof c->source, "sysfs");
     }
+    if (!ctx.n_caches)
+        caches_from_cpuid();
     const char *fq = "/sys/devices/system/cpu/cpu0/cpufreq";
     char path[128];
     snprintf(path, sizeof path, "%s/scaling_governor", fq);
@@ -160,6 +225,9 @@ void caches_summary(char *buf, size_t n)
     }
     if (!ctx.n_caches)
         snprintf(buf, n, "unknown");
+    else if (strcmp(ctx.caches[0].source, "sysfs") && off < n)
+        snprintf(buf + off, n - off, " (%s%s)", ctx.caches[0].source,
+                 !strcmp(ctx.caches[0].source, "cpuid 0x80000005") ? "/6; L3 as the CPU reports it, in a VM maybe the socket's" : "");
 }
 
 void describe_env(int argc, char **argv)

@@ -204,6 +204,8 @@ static void write_json_context(FILE *f)
         json_num_or_unknown(f, c->line ? c->line : NAN);
         fprintf(f, ", \"shared_cpu_list\": ");
         json_str(f, c->shared);
+        fprintf(f, ", \"source\": ");
+        json_str(f, c->source);
         fprintf(f, "}");
     }
     fprintf(f, "%s],\n    \"cpufreq\": {\"governor\": ", ctx.n_caches ? "\n    " : "");
