@@ -36,8 +36,7 @@
  *   --csv FILE / --json FILE / --md FILE   write the rows (JSON and Markdown: also the environment and the
  *                     target summary) to FILE. The JSON "context" has the CPU model and flags, cpu0's caches
  *                     (/sys/devices/system/cpu/cpu0/cache, else CPUID, each with its "source"), the cpufreq
- *                     governor and frequencies ("unknown"
- *                     without cpufreq) and the ISA poolgrad detects
+ *                     governor and frequencies ("unknown" without cpufreq) and the ISA poolgrad detects
  *   --compare OLD.json  after the run, per-row deltas against an earlier --json file: old and new poolgrad
  *                     time and new/old, rows matched by case/dtype/layout/threads/isa, and their geomean
  *   --no-onednn       skip the oneDNN columns even when built with oneDNN
