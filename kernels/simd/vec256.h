@@ -74,14 +74,7 @@ PG_AI vh vh_narrow(vi v)
 #define PG_LEVEL_STORE_PART 1
 PG_AI void vf_storeu_part(float *p, vf v, int64_t n)
 {
-    simde__m128i x = simde_mm256_castsi256_si128(simde_mm256_castps_si256(v));
-    if (n > 4) {
-        simde_mm_storeu_si128((simde__m128i *)(void *)p, x);
-        x = simde_mm256_extracti128_si256(simde_mm256_castps_si256(v), 1);
-        p += 4;
-        n -= 4;
-    }
-    v128_storeu_first_bytes((char *)p, x, n * 4);
+    v256_storeu_first_bytes((char *)p, simde_mm256_castps_si256(v), n * 4);
 }
 
 /* the first n (1 <= n <= VL) 16-bit lanes of h, the same way */

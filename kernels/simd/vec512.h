@@ -119,22 +119,7 @@ PG_AI __mmask16 vm_first(int64_t n) { return (__mmask16)((1u << n) - 1u); }
 PG_AI vf vf_loadu_part(const float *p, int64_t n) { return _mm512_maskz_loadu_ps(vm_first(n), p); }
 PG_AI void vf_storeu_part(float *p, vf v, int64_t n) { _mm512_mask_storeu_ps(p, vm_first(n), v); }
 PG_AI vh vh_loadu_part(const void *p, int64_t n) { return _mm256_maskz_loadu_epi16(vm_first(n), p); }
-PG_AI void vh_storeu_part(void *p, vh h, int64_t n)
-{
-    if (n == VL) {
-        _mm256_storeu_si256((__m256i *)p, h);
-        return;
-    }
-    char *d = (char *)p;
-    __m128i x = _mm256_castsi256_si128(h);
-    if (n > 8) {
-        _mm_storeu_si128((__m128i *)(void *)d, x);
-        x = _mm256_extracti128_si256(h, 1);
-        d += 16;
-        n -= 8;
-    }
-    v128_storeu_first_bytes(d, x, n * 2);
-}
+PG_AI void vh_storeu_part(void *p, vh h, int64_t n) { v256_storeu_first_bytes((char *)p, h, n * 2); }
 #endif
 
 /* ---- permutes, zero-masking: lanes off in m are +0.0 */
