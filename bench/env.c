@@ -17,28 +17,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 
-/* Caches from CPUID's deterministic cache leaf (4 on Intel, 0x8000001d on AMD), for machines whose sysfs has no
- * cpu0/cache (seen on a VM with an AMD Zen 5). */
-static void caches_from_cpuid_leaf(unsigned leaf, const char *source)
-{
-    for (unsigned i = 0; i < 8 && ctx.n_caches < 8; i++) {
-        unsigned a, b, c, d;
-        if (!__get_cpuid_count(leaf, i, &a, &b, &c, &d) || (a & 31) == 0)
-            return;
-        cache_info *ci = &ctx.caches[ctx.n_caches++];
-        const unsigned type = a & 31;
-        ci->level = (int)((a >> 5) & 7);
-        snprintf(ci->type, sizeof ci->type, "%s", type == 1 ? "Data" : type == 2 ? "Instruction" : "Unified");
-        ci->ways = (int)((b >> 22) + 1);
-        ci->line = (int)((b & 4095) + 1);
-        const unsigned long long bytes =
-            (unsigned long long)ci->ways * (((b >> 12) & 1023) + 1) * (unsigned long long)ci->line * (c + 1ull);
-        snprintf(ci->size, sizeof ci->size, "%lluK", bytes / 1024);
-        snprintf(ci->shared, sizeof ci->shared, "unknown");
-        snprintf(ci->source, sizeof ci->source, "%s", source);
-    }
-}
-
+/* one cache read from CPUID (ways or line 0: unknown); none of size 0 */
 static void add_cache(int level, const char *type, unsigned kib, int ways, int line, const char *source)
 {
     if (!kib || ctx.n_caches >= 8)
@@ -51,6 +30,21 @@ static void add_cache(int level, const char *type, unsigned kib, int ways, int l
     ci->line = line;
     snprintf(ci->shared, sizeof ci->shared, "unknown");
     snprintf(ci->source, sizeof ci->source, "%s", source);
+}
+
+/* Caches from CPUID's deterministic cache leaf (4 on Intel, 0x8000001d on AMD), for machines whose sysfs has no
+ * cpu0/cache (seen on a VM with an AMD Zen 5). */
+static void caches_from_cpuid_leaf(unsigned leaf, const char *source)
+{
+    for (unsigned i = 0; i < 8; i++) {
+        unsigned a, b, c, d;
+        if (!__get_cpuid_count(leaf, i, &a, &b, &c, &d) || (a & 31) == 0)
+            return;
+        const unsigned type = a & 31, ways = (b >> 22) + 1, line = (b & 4095) + 1;
+        const unsigned long long bytes = (unsigned long long)ways * (((b >> 12) & 1023) + 1) * line * (c + 1ull);
+        add_cache((int)((a >> 5) & 7), type == 1 ? "Data" : type == 2 ? "Instruction" : "Unified",
+                  (unsigned)(bytes / 1024), (int)ways, (int)line, source);
+    }
 }
 
 static void caches_from_cpuid(void)
