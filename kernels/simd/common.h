@@ -98,6 +98,14 @@ static inline bool pg_terms_ok(const poolgrad_problem *pr)
     return pg_ceil_div(pr->k[0], pr->s[0]) * pg_ceil_div(pr->k[1], pr->s[1]) <= PG_TMAX;
 }
 
+/* a gradInput of PG_STREAM_MIN_BYTES or more as f32, whatever the dtype (double: no overflow) */
+static inline bool pg_stream_big(const poolgrad_problem *pr)
+{
+    const double f32_bytes =
+        (double)pr->n * (double)pr->c * (double)pr->in[0] * (double)pr->in[1] * (double)pr->in[2] * 4.0;
+    return f32_bytes >= (double)PG_STREAM_MIN_BYTES;
+}
+
 /* f32 gradInput large enough that non-temporal stores pay (PG_STREAM_MIN_BYTES; double: no overflow), vectors
  * wide enough (PG_STREAM_MIN_VECTOR_BYTES), and stored in whole 64-byte lines: the contiguous run (C
  * channels-last, else W) and every other stride a multiple of 16 floats, and the kind's store pass (the floats
@@ -107,10 +115,8 @@ static inline bool pg_terms_ok(const poolgrad_problem *pr)
  * 8 channels under AVX2, 4 under SSE2). */
 static inline bool pg_stream_lines(const poolgrad_problem *pr, int64_t pass, int64_t es)
 {
-    /* the f32 size whatever the dtype */
-    const double bytes = (double)pr->n * (double)pr->c * (double)pr->in[0] * (double)pr->in[1] * (double)pr->in[2] * 4.0;
     const int64_t line = 64 / es; /* elements per 64-byte line */
-    if (bytes < (double)PG_STREAM_MIN_BYTES || VL * es < PG_STREAM_MIN_VECTOR_BYTES)
+    if (!pg_stream_big(pr) || VL * es < PG_STREAM_MIN_VECTOR_BYTES)
         return false;
     const int unit = pg_gi_cl(pr) ? PG_C : PG_W;
     const int64_t run = unit == PG_C ? pr->c : pr->in[2];

@@ -16,10 +16,33 @@
  * +0.0 + q, as in the reference (a -0.0 quotient stores +0.0). Lanes past OW divide by 1: they load +0.0 when
  * a column past 2 OW is stored (an odd width without ceil mode), else whatever the view holds there, never stored.
  * A row without a window row (padding, k < s gaps) or with an empty gradOutput is +0.0.
+ *
+ * Streaming (f32 gradInputs too large to stay cached, rows contiguous in their plane): the rows sharing a
+ * window row are identical and adjacent, so when the block starts on a 64-byte line and spans whole lines
+ * (k2s2 rows of 56 floats: a pair is 7 lines) one row is built on the stack and the block is streamed from
+ * it line after line. Rows of 56 floats cannot stream one by one (a row ends mid-line), and a write to a
+ * gradInput that is not cached costs a read for ownership: measured on an Intel Xeon (AVX-512, one thread),
+ * k2s2 f32 NCHW took 3.5 ms right after a memcpy of its size and 1.2 ms call after call. Other blocks store
+ * as usual; a streamed block owns its lines, so no line is written partly streamed.
  */
 #ifndef PG_KSYM
 #error "nchw_x2_tmpl.h is a template: include it from kernels_tmpl.h"
 #endif
+
+/* rows adjacent in their plane, at least a vector and at most the stack row wide: what a streamed block
+ * needs (the run checks it too: tests may set stream_stores on any problem) */
+PG_AI bool x2_rows_adjacent(const poolgrad_problem *pr)
+{
+    return pr->in[2] >= VL && pr->in[2] <= PG_X2SW && pr->gi_stride[PG_H] == pr->in[2];
+}
+
+/* ... and an f32 gradInput large enough (PG_STREAM_MIN_BYTES), with line-wide vectors (PG_X2_STREAM_MIN_VECTOR_BYTES):
+ * blocks of rows are then streamed whole (which ones is decided per block) */
+static bool x2_stream_worth(const poolgrad_problem *pr)
+{
+    return pr->dtype == POOLGRAD_F32 && pg_stream_big(pr) &&
+           VL * (int64_t)sizeof(float) >= PG_X2_STREAM_MIN_VECTOR_BYTES && x2_rows_adjacent(pr);
+}
 
 static bool nchw_x2_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *conf)
 {
@@ -29,17 +52,23 @@ static bool nchw_x2_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *
         return false;
     *conf = pg_nchw_conf(pr);
     conf->w_block = pr->in[2];
+    conf->stream_stores = x2_stream_worth(pr);
     return true;
 }
 
 /* One window row's q (gradOutput row g, D x H divisor factor dvh, W factors fw) doubled into the nr gradInput
- * rows dst; NR is nr when a constant (the stores unroll), else 0. */
+ * rows dst; NR is nr when a constant (the stores unroll), else 0. stream (f32): the rows are adjacent
+ * (x2_stream_worth), and when they start on a line and end on one, the row is built in sbuf and streamed. */
 PG_AI void nchw_x2_rows(const poolgrad_problem *pr, const char *g, vf dvh, const float *fw, const char *go_end,
-                        char *const *dst, int nr, const int NR, poolgrad_dtype dt)
+                        char *const *dst, int nr, const int NR, float *sbuf, const bool stream, poolgrad_dtype dt)
 {
     const int64_t es = pg_es(dt), IW = pr->in[2], OW = pr->out[2];
     const bool ovr = pr->divisor_override != 0;
     const int n = NR ? NR : nr;
+    const bool whole = stream && dt == POOLGRAD_F32 && x2_rows_adjacent(pr) && ((uintptr_t)dst[0] & 63) == 0 &&
+                       (n * IW) % 16 == 0;
+    char *const *out = whole ? (char *const[]){ (char *)sbuf } : dst;
+    const int nout = whole ? 1 : n;
     /* a whole-vector load may read past OW (inside the view) when those lanes are never stored: no column
      * past 2 OW (levels without masked loads build a partial one through the stack, a store-forwarding stall) */
     const bool past_ok = 2 * OW >= IW;
@@ -50,8 +79,15 @@ PG_AI void nchw_x2_rows(const poolgrad_problem *pr, const char *g, vf dvh, const
         const vf dv = ovr ? dvh : vf_mul(dvh, vf_loadu(fw + o));
         const vf v = vf_add(vf_zero(), pg_quot(pr, x, dv));
         const int64_t m = pg_min(2 * VL, IW - w);
-        for (int r = 0; r < n; r++)
-            pg_st_dup2(dst[r] + w * es, v, m, dt);
+        for (int r = 0; r < nout; r++)
+            pg_st_dup2(out[r] + w * es, v, m, dt);
+    }
+    if (whole) { /* the row, then its first vector again, so that a vector may wrap into the next row */
+        for (int64_t i = 0; i < VL; i++)
+            sbuf[IW + i] = sbuf[i];
+        float *const d = (float *)(void *)dst[0];
+        for (int64_t i = 0; i < n * IW; i += VL)
+            vf_stream(d + i, vf_loadu(sbuf + i % IW));
     }
 }
 
@@ -65,8 +101,9 @@ PG_AI float x2_fdh(const poolgrad_problem *pr, const pg_axis *axh, const float *
     return fh ? fdf * fh[oh] : pg_dfac(pr, fd * pg_axis_factor(axh, pr, oh));
 }
 
-PG_AI void nchw_x2_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, poolgrad_dtype dt)
+PG_AI void nchw_x2_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, const bool stream, poolgrad_dtype dt)
 {
+    float sbuf[PG_X2SW + 16]; /* stream: the row and its first vector again (VL <= 16) */
     const int64_t es = pg_es(dt);
     const int64_t C = pr->c, ID = pr->in[0], IH = pr->in[1], IW = pr->in[2], OW = pr->out[2];
     const int64_t *gs = pr->gi_stride, *os = pr->go_stride;
@@ -107,7 +144,8 @@ PG_AI void nchw_x2_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end
                     char *dst[2] = { pr->gi + (gi_plane + h * gs[PG_H]) * es,
                                      pr->gi + (gi_plane + (h + 1) * gs[PG_H]) * es };
                     const vf dvh = vf_set1(x2_fdh(pr, &axes[1], fh_tab ? fh : NULL, ovf, fdf, fd, oh));
-                    nchw_x2_rows(pr, pr->go + (go_plane + oh * os[PG_H]) * es, dvh, fw, go_end, dst, 2, 2, dt);
+                    nchw_x2_rows(pr, pr->go + (go_plane + oh * os[PG_H]) * es, dvh, fw, go_end, dst, 2, 2, sbuf,
+                                 stream, dt);
                 }
                 if (h >= hend)
                     break;
@@ -135,9 +173,9 @@ PG_AI void nchw_x2_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end
                 const char *g = pr->go + (go_plane + oh0 * os[PG_H]) * es;
                 const float fdh = x2_fdh(pr, &axes[1], fh_tab ? fh : NULL, ovf, fdf, fd, oh0);
                 switch (nr) {
-                case 1: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, 1, 1, dt); break;
-                case 2: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, 2, 2, dt); break;
-                default: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, nr, 0, dt); break;
+                case 1: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, 1, 1, sbuf, stream, dt); break;
+                case 2: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, 2, 2, sbuf, stream, dt); break;
+                default: nchw_x2_rows(pr, g, vf_set1(fdh), fw, go_end, dst, nr, 0, sbuf, stream, dt); break;
                 }
             }
             h += nr;
@@ -145,16 +183,18 @@ PG_AI void nchw_x2_run_dt(const poolgrad_problem *pr, int64_t begin, int64_t end
         row += hend - pos.h;
         pg_pos_advance(&pos, (int)(hend - pos.h), IH, ID, C);
     }
+    if (stream)
+        v_stream_fence();
 }
 
-_Static_assert((PG_X2OW + 64 + PG_AXMAX) * 4 + 2 * sizeof(pg_axis) < PG_STACK_BUDGET, "_nchw_x2 run: stack buffers over the budget");
+_Static_assert((PG_X2OW + 64 + PG_AXMAX + PG_X2SW + 16) * 4 + 2 * sizeof(pg_axis) < PG_STACK_BUDGET,
+               "_nchw_x2 run: stack buffers over the budget");
 
 static void nchw_x2_run(const poolgrad_problem *pr, const poolgrad_kernel_conf *conf, void *ws, int64_t begin,
                         int64_t end)
 {
-    (void)conf;
     (void)ws;
-    PG_DT_DISPATCH(pr->dtype, nchw_x2_run_dt, pr, begin, end);
+    PG_DT_DISPATCH_STREAM(pr->dtype, conf->stream_stores, nchw_x2_run_dt, pr, begin, end);
 }
 
 const poolgrad_kernel PG_KSYM(nchw_x2) = {

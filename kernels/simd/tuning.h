@@ -140,6 +140,18 @@
 /* _nchw_x2: consecutive rows with one window row, computed once and stored to each (k = s = 2 along H: 2).
  * Bound: none that matters (a pointer each). Origin: set with the kernel. */
 #define PG_X2R 4
+/* _nchw_x2 streaming (conf->stream_stores): the widest gradInput row built on the stack and streamed. Unit:
+ * floats. Bound: stack (PG_X2SW + 16 floats beside the W factors). Origin: set with the streaming path (the
+ * standard rows are 56 floats wide). */
+#define PG_X2SW 2048
+/* ... and only with vectors of this many bytes or more. Unit: bytes. Bound: a 64-byte line per store.
+ * Origin: measured on an Intel Xeon (AVX-512 F/BW/VL/FP16, 2 cores of a VM, alternating suite runs, 3 rounds
+ * against the unstreamed kernel, 2026-12-06): AVX-512, one thread, k2s2 f32 NCHW (24.5 MiB) 2.17-2.78 ->
+ * 1.38-1.51 ms, 3D k2s2 f32 NCDHW (49 MiB) 7.25-7.51 -> 2.87-2.94 ms; two threads 0.69-0.71 -> 0.69-0.76 ms
+ * and 2.50-3.16 -> 1.35-1.38 ms. Under the AVX2 cap (32-byte stores, 2 rounds) one thread gained too (2D
+ * 2.97-3.72 -> 2.39-2.58 ms, 3D 7.6-7.7 -> 5.5 ms), but the 2D row with two threads took 1.15 ms against
+ * 0.79-0.86. Not measured on AMD CPUs. */
+#define PG_X2_STREAM_MIN_VECTOR_BYTES 64
 
 /* _nhwc_b band: q floats cached on the stack (24 KiB), slots (tags) and gradInput rows per group (the
  * group's rows stay in cache between channel blocks). Bound: stack and L1/L2. Origin: measured, commit

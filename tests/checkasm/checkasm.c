@@ -1388,10 +1388,12 @@ static poolgrad_problem geometry_only(poolgrad_dtype dt, bool cl, int64_t n, int
  * (rows of 48: 48 on AVX-512, 24 on AVX2), _nhwc_b channel blocks of conf.channel_block. Nothing streams
  * with 16-byte vectors (SSE2, NEON). f16/bf16 results stream only in _nhwc_b and _nhwc_q with k2s1 or k3s2
  * along W (their pixel walks) and 32-byte vectors of 16-bit lanes (AVX-512), in whole lines of 32 elements,
- * from the same element count (16 MiB as f32). */
+ * from the same element count (16 MiB as f32). _nchw_x2 streams blocks of adjacent identical rows, whatever
+ * the row width up to 2048 floats, and only with 64-byte vectors (AVX-512). */
 static void test_stream_policy(void)
 {
-    static const char *const streaming[] = { "nhwc", "nhwc_b", "nhwc_q", "nhwc_s1", "nhwc_w1", "nchw_s1", "nchw_s2" };
+    static const char *const streaming[] = { "nhwc",    "nhwc_b",  "nhwc_q",  "nhwc_s1",
+                                             "nhwc_w1", "nchw_s1", "nchw_s2", "nchw_x2" };
     static const struct {
         const char *desc;
         poolgrad_dtype dt;
@@ -1414,6 +1416,11 @@ static void test_stream_policy(void)
         { "f32 NCHW 32x64x48x48 k3s1p1 (rows of 48, 18 MiB)", POOLGRAD_F32, false, 32, 64, 48, 48, 3, 1, 1, true },
         { "f32 NHWC 32x64x56x56 k2s2 (24.5 MiB)", POOLGRAD_F32, true, 32, 64, 56, 56, 2, 2, 0, true },
         { "bf16 NHWC 64x64x56x56 k2s2", POOLGRAD_BF16, true, 64, 64, 56, 56, 2, 2, 0, false },
+        { "f32 NCHW 32x64x56x56 k2s2 (rows of 56, pairs of 7 lines)", POOLGRAD_F32, false, 32, 64, 56, 56, 2, 2, 0,
+          true },
+        { "f32 NCHW 1x1x4096x4096 k2s2 (rows wider than the stack row)", POOLGRAD_F32, false, 1, 1, 4096, 4096, 2, 2,
+          0, false },
+        { "bf16 NCHW 64x64x56x56 k2s2", POOLGRAD_BF16, false, 64, 64, 56, 56, 2, 2, 0, false },
     };
     int checked = 0, wide = 0, streamed = 0;
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
@@ -1431,6 +1438,8 @@ static void test_stream_policy(void)
             bool want = kind_streams && cases[ci].expect && k->isa != POOLGRAD_ISA_SSE2 && k->isa != POOLGRAD_ISA_NEON;
             if (strcmp(family_of(k), "nhwc_s1") == 0)
                 want = want && (k->isa == POOLGRAD_ISA_AVX512 || conf.scratch_size > 0);
+            if (strcmp(family_of(k), "nchw_x2") == 0)
+                want = want && k->isa == POOLGRAD_ISA_AVX512;
             if (strncmp(family_of(k), "nchw_s", 6) == 0)
                 want = want && (conf.w_block % 16 == 0 || conf.w_block >= cases[ci].w);
             if (strcmp(family_of(k), "nhwc_b") == 0)
