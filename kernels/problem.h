@@ -148,8 +148,9 @@ typedef struct poolgrad_kernel_conf {
     int64_t pipeline_items; /* kernels with prepare_needed: run items per step when execute() alternates the passes
                             * (each step prepares the items its rows need, then runs them, so the q it writes is read
                             * while still cached); 0: the whole prepare pass first */
-    bool stream_stores;    /* channels-last kinds, _nchw_s1, _nchw_s2: f32 gradInput vectors stored non-temporally
-                            * (aligned ones; a gradInput too large to stay cached, pg_stream_worth); never changes a bit */
+    bool stream_stores;    /* channels-last kinds, _nchw_s1, _nchw_s2, _nchw_x2: f32 gradInput vectors stored
+                            * non-temporally (aligned ones, whole lines; a gradInput too large to stay cached,
+                            * pg_stream_worth, x2_stream_worth); never changes a bit */
 } poolgrad_kernel_conf;
 
 /*
