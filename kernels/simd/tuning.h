@@ -150,7 +150,10 @@
  * 1.38-1.51 ms, 3D k2s2 f32 NCDHW (49 MiB) 7.25-7.51 -> 2.87-2.94 ms; two threads 0.69-0.71 -> 0.69-0.76 ms
  * and 2.50-3.16 -> 1.35-1.38 ms. Under the AVX2 cap (32-byte stores, 2 rounds) one thread gained too (2D
  * 2.97-3.72 -> 2.39-2.58 ms, 3D 7.6-7.7 -> 5.5 ms), but the 2D row with two threads took 1.15 ms against
- * 0.79-0.86. Not measured on AMD CPUs. */
+ * 0.79-0.86. On AMD Zen 4 (AVX-512, same protocol, 10 rounds, 2026-12-06) streaming costs instead: one thread
+ * 3D 2.48-3.78 -> 2.96-4.77 ms (the 4 quietest rounds 2.62-2.72 -> 2.96-2.99), 2D 1.27-2.11 -> 1.40-1.53 ms; two
+ * threads 3D 1.35-2.65 -> 2.01-2.48, 2D 0.91-1.14 -> 1.02-1.18. Kept for every CPU: the Xeon's gain is the
+ * larger, and no choice here depends on the CPU's vendor. */
 #define PG_X2_STREAM_MIN_VECTOR_BYTES 64
 
 /* _nhwc_b band: q floats cached on the stack (24 KiB), slots (tags) and gradInput rows per group (the
