@@ -193,10 +193,67 @@ PG_AI void nhwc_row_px2_k3s1(const float *qws, char *da, char *db, int64_t c0, i
 }
 
 /*
- * The pixel walks (nhwc_row_px2 and nhwc_row_px2_k3s1 here; nhwc_row_few, nhwc_row_few_pair and
- * nhwc_row_few_quad below) outlined once per dtype and streaming choice: inlined into the run loops, their pixel
- * bodies took the portable build (SIMDe without native paths) over the stack budget (68-81 KiB); a call per row
- * (per pixel pair in nhwc_row). PG_NHWC_OUTLINE(walk, PARAMS, ARGS) defines the six bodies walk_<dt>[_stream]
+ * k3s1 along W, four pixels of one row whose windows start at ow0, ow0 + 1, ow0 + 2, ow0 + 3: each of the six
+ * windows loaded once and added to every pixel that has it (each pixel's terms still in the reference's order),
+ * half a load per add instead of two thirds, and eight independent sums in flight. nr <= 2 vectors (16
+ * registers hold the eight sums and a load).
+ */
+PG_AI void nhwc_block_px4_k3s1(const float *qws, char *const *dst, int64_t c, int nv, int64_t nl, int T,
+                               const int64_t *tbase, int64_t ow0, int64_t qpitch, bool stream, poolgrad_dtype dt)
+{
+    const int nr = nv == 0 ? 1 : nv;
+    vf a0[2], a1[2], a2[2], a3[2];
+    for (int u = 0; u < 2; u++)
+        a0[u] = a1[u] = a2[u] = a3[u] = vf_zero();
+    for (int tt = 0; tt < T; tt++) {
+        const float *q = qws + (tbase[tt] + ow0 * qpitch + c); /* the workspace has VL floats of slack */
+        for (int u = 0; u < nr; u++) {
+            const float *qu = q + u * VL;
+            vf x = vf_loadu(qu);
+            a0[u] = vf_add(a0[u], x);
+            x = vf_loadu(qu + qpitch);
+            a0[u] = vf_add(a0[u], x);
+            a1[u] = vf_add(a1[u], x);
+            x = vf_loadu(qu + 2 * qpitch);
+            a0[u] = vf_add(a0[u], x);
+            a1[u] = vf_add(a1[u], x);
+            a2[u] = vf_add(a2[u], x);
+            x = vf_loadu(qu + 3 * qpitch);
+            a1[u] = vf_add(a1[u], x);
+            a2[u] = vf_add(a2[u], x);
+            a3[u] = vf_add(a3[u], x);
+            x = vf_loadu(qu + 4 * qpitch);
+            a2[u] = vf_add(a2[u], x);
+            a3[u] = vf_add(a3[u], x);
+            x = vf_loadu(qu + 5 * qpitch);
+            a3[u] = vf_add(a3[u], x);
+        }
+    }
+    const vf *const a[4] = { a0, a1, a2, a3 };
+    for (int p = 0; p < 4; p++)
+        nhwc_block_store(&dst[p], 1, c, nv, nl, a[p], stream, dt);
+}
+
+/* nhwc_block_px4_k3s1 over channels [c0, c1), two vectors at a time */
+PG_AI void nhwc_row_px4_k3s1(const float *qws, char *const *dst, int64_t c0, int64_t c1, int T, const int64_t *tbase,
+                             int64_t ow0, int64_t qpitch, bool stream, poolgrad_dtype dt)
+{
+    int64_t c = c0;
+    for (; c + 2 * VL <= c1; c += 2 * VL)
+        nhwc_block_px4_k3s1(qws, dst, c, 2, VL, T, tbase, ow0, qpitch, stream, dt);
+    if (c + VL <= c1) {
+        nhwc_block_px4_k3s1(qws, dst, c, 1, VL, T, tbase, ow0, qpitch, stream, dt);
+        c += VL;
+    }
+    if (c < c1)
+        nhwc_block_px4_k3s1(qws, dst, c, 0, c1 - c, T, tbase, ow0, qpitch, stream, dt);
+}
+
+/*
+ * The pixel walks (nhwc_row_px2, nhwc_row_px2_k3s1 and nhwc_row_px4_k3s1 here; nhwc_row_few,
+ * nhwc_row_few_pair and nhwc_row_few_quad below) outlined once per dtype and streaming choice: inlined into the
+ * run loops, their pixel bodies took the portable build (SIMDe without native paths) over the stack budget
+ * (68-81 KiB); a call per row (per pixel pair or quad in nhwc_row). PG_NHWC_OUTLINE(walk, PARAMS, ARGS) defines the six bodies walk_<dt>[_stream]
  * PARAMS and walk_call(PARAMS, stream, dt), which calls the one of (stream, dt) with ARGS (PARAMS and ARGS
  * parenthesized: the walk's parameters but stream and dt, and their names).
  */
@@ -221,10 +278,23 @@ PG_NHWC_OUTLINE(nhwc_row_px2,
                 (const float *qws, char *da, char *db, int64_t c0, int64_t c1, int T, const int64_t *tbase,
                  int64_t ow0, int64_t nw, int64_t sh, int64_t qpitch),
                 (qws, da, db, c0, c1, T, tbase, ow0, nw, sh, qpitch))
+PG_NHWC_OUTLINE(nhwc_row_px4_k3s1,
+                (const float *qws, char *const *dst, int64_t c0, int64_t c1, int T, const int64_t *tbase, int64_t ow0,
+                 int64_t qpitch),
+                (qws, dst, c0, c1, T, tbase, ow0, qpitch))
 PG_NHWC_OUTLINE(nhwc_row_px2_k3s1,
                 (const float *qws, char *da, char *db, int64_t c0, int64_t c1, int T, const int64_t *tbase,
                  int64_t ow0, int64_t qpitch),
                 (qws, da, db, c0, c1, T, tbase, ow0, qpitch))
+
+/* Whether pixels w and w + 1 have the three windows from ow and from ow + 1 */
+PG_AI bool nhwc_k3s1_next2(const poolgrad_problem *pr, const pg_axis *axw, int64_t w, int64_t ow)
+{
+    int64_t a0, a1, b0, b1;
+    pg_axis_range(axw, pr, w, &a0, &a1);
+    pg_axis_range(axw, pr, w + 1, &b0, &b1);
+    return a0 == ow && a1 == ow + 3 && b0 == ow + 1 && b1 == ow + 4;
+}
 
 /* The pixel walker: channels [c0, c1) of every pixel of gradInput row grow, given the row's T window rows. */
 PG_AI void nhwc_row(const poolgrad_problem *pr, const float *qws, const char *go_end, char *grow, int64_t c0, int64_t c1,
@@ -241,6 +311,12 @@ PG_AI void nhwc_row(const poolgrad_problem *pr, const float *qws, const char *go
             const int64_t nw = ow1 - ow0, sh = b0 - ow0;
             if (b1 - b0 == nw && sh >= 1 && sh <= nw) {
                 char *da = grow + w * wstride * es, *db = da + wstride * es;
+                if (nw == 3 && sh == 1 && w + 3 < IW && nhwc_k3s1_next2(pr, axw, w + 2, ow0 + 2)) {
+                    char *const d4[4] = { da, db, db + wstride * es, db + 2 * wstride * es };
+                    nhwc_row_px4_k3s1_call(qws, d4, c0, c1, T, tbase, ow0, qpitch, stream, dt);
+                    w += 4;
+                    continue;
+                }
                 if (nw == 3 && sh == 1) /* k3s1 inside the row */
                     nhwc_row_px2_k3s1_call(qws, da, db, c0, c1, T, tbase, ow0, qpitch, stream, dt);
                 else
