@@ -253,9 +253,9 @@ PG_AI void nhwc_row_px4_k3s1(const float *qws, char *const *dst, int64_t c0, int
  * The pixel walks (nhwc_row_px2, nhwc_row_px2_k3s1 and nhwc_row_px4_k3s1 here; nhwc_row_few,
  * nhwc_row_few_pair and nhwc_row_few_quad below) outlined once per dtype and streaming choice: inlined into the
  * run loops, their pixel bodies took the portable build (SIMDe without native paths) over the stack budget
- * (68-81 KiB); a call per row (per pixel pair or quad in nhwc_row). PG_NHWC_OUTLINE(walk, PARAMS, ARGS) defines the six bodies walk_<dt>[_stream]
- * PARAMS and walk_call(PARAMS, stream, dt), which calls the one of (stream, dt) with ARGS (PARAMS and ARGS
- * parenthesized: the walk's parameters but stream and dt, and their names).
+ * (68-81 KiB); a call per row (per pixel pair or quad in nhwc_row). PG_NHWC_OUTLINE(walk, PARAMS, ARGS) defines
+ * the six bodies walk_<dt>[_stream] PARAMS and walk_call(PARAMS, stream, dt), which calls the one of (stream, dt)
+ * with ARGS (PARAMS and ARGS parenthesized: the walk's parameters but stream and dt, and their names).
  */
 #define PG_UNPAREN(...) __VA_ARGS__
 #define PG_NHWC_OUTLINE(walk, PARAMS, ARGS) \
