@@ -231,17 +231,26 @@ PG_AI void nchw_s1_block_cover(const float *qb, int64_t SD, int64_t slab, int64_
 }
 
 /* The block's rows (all R real) have the shape of a pattern with its own code: 1 for PG_S1_SLIDE4/2 (k = 3 and
- * stride 1 along H), 2 and 3 for PG_S1_ALT4A/2A and PG_S1_ALT4B/2B (k = 3 and stride 2), else 0. Direct
- * tests: this runs once per block. */
+ * stride 1 along H), 4 and 5 for PG_S1_TOP4/2 and PG_S1_BOT4/2 (the same at the plane's first and last row,
+ * which have two window rows), 2 and 3 for PG_S1_ALT4A/2A and PG_S1_ALT4B/2B (k = 3 and stride 2), else 0.
+ * Direct tests: this runs once per block. */
 static inline int nchw_s1_shape(const int64_t *oh0, const int64_t *nh, int R)
 {
-    bool slide = true, alta = true, altb = true;
+    bool slide = true, alta = true, altb = true, top = true, bot = true;
     for (int r = 0; r < R; r++) {
         slide = slide && nh[r] == 3 && oh0[r] == oh0[0] + r;
         alta = alta && nh[r] == 1 + (r & 1) && oh0[r] == oh0[0] + r / 2;
         altb = altb && nh[r] == 2 - (r & 1) && oh0[r] == oh0[0] + (r + 1) / 2;
+        top = top && (r == 0 ? nh[0] == 2 : nh[r] == 3 && oh0[r] == oh0[0] + r - 1);
+        bot = bot && nh[r] == (r == R - 1 ? 2 : 3) && oh0[r] == oh0[0] + r;
     }
-    return slide ? 1 : alta ? 2 : altb ? 3 : 0;
+    return slide ? 1 : alta ? 2 : altb ? 3 : top ? 4 : bot ? 5 : 0;
+}
+
+/* whether the kernel of stride S along W has its own code for the block shape */
+static inline bool nchw_s1_patterned(int S, int shape)
+{
+    return S == 1 ? shape == 1 || shape == 4 || shape == 5 : shape == 2 || shape == 3;
 }
 
 /* nchw_s1_shape of the R rows from row h of the plane; 0 when they pass its end */
@@ -262,11 +271,17 @@ static inline int nchw_s1_shape_from(const pg_axis *axh, const poolgrad_problem 
 #define PG_S1_PAT(nu, covers) ((unsigned)(nu) << 28 | (covers))
 #define PG_S1_SLIDE4 PG_S1_PAT(6, 0x8ce731u) /* stride 1, k 3, R 4: rows 0-2, 1-3, 2-4, 3-5 */
 #define PG_S1_SLIDE2 PG_S1_PAT(4, 0x2331u)   /* stride 1, k 3, R 2 */
+#define PG_S1_TOP4 PG_S1_PAT(5, 0x8ce73u)    /* stride 1, k 3, R 4, from the first row: rows 0-1, 0-2, 1-3, 2-4 */
+#define PG_S1_TOP2 PG_S1_PAT(3, 0x233u)      /* ... R 2: rows 0-1, 0-2 */
+#define PG_S1_BOT4 PG_S1_PAT(5, 0xce731u)    /* stride 1, k 3, R 4, to the last row: rows 0-2, 1-3, 2-4, 3-4 */
+#define PG_S1_BOT2 PG_S1_PAT(3, 0x331u)      /* ... R 2: rows 0-2, 1-2 */
 #define PG_S1_ALT4A PG_S1_PAT(3, 0x8e3u)     /* stride 2, k 3, R 4, from a row of one oh row: 0, 0-1, 1, 1-2 */
 #define PG_S1_ALT4B PG_S1_PAT(3, 0xc71u)     /* ... from a row of two: 0-1, 1, 1-2, 2 */
 #define PG_S1_ALT2A PG_S1_PAT(2, 0x23u)      /* stride 2, k 3, R 2: 0, 0-1 */
 #define PG_S1_ALT2B PG_S1_PAT(2, 0x31u)      /* 0-1, 1 */
 #define PG_S1_SLIDE(R) ((R) == 4 ? PG_S1_SLIDE4 : PG_S1_SLIDE2)
+#define PG_S1_TOP(R) ((R) == 4 ? PG_S1_TOP4 : PG_S1_TOP2)
+#define PG_S1_BOT(R) ((R) == 4 ? PG_S1_BOT4 : PG_S1_BOT2)
 #define PG_S1_ALTA(R) ((R) == 4 ? PG_S1_ALT4A : PG_S1_ALT2A)
 #define PG_S1_ALTB(R) ((R) == 4 ? PG_S1_ALT4B : PG_S1_ALT2B)
 
@@ -331,12 +346,12 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
     const pg_axis *axd = &axes[0], *axh = &axes[1];
     pg_axis_init(&axes[0], pr, 0);
     pg_axis_init(&axes[1], pr, 1);
-    /* the pattern of the block of PG_S1R (bits 0-1) and PG_S1R / 2 (bits 2-3) rows from row h, when H is tabulated:
+    /* the pattern of the block of PG_S1R (bits 0-2) and PG_S1R / 2 (bits 3-5) rows from row h, when H is tabulated:
      * the same in every plane and W block, so the blocks read it instead of testing their rows */
     uint8_t shp[PG_AXMAX];
     const bool shp_tab = axh->tab;
     for (int64_t h = 0; shp_tab && h < IH; h++)
-        shp[h] = (uint8_t)(nchw_s1_shape_from(axh, pr, h, PG_S1R) | nchw_s1_shape_from(axh, pr, h, PG_S1R / 2) << 2);
+        shp[h] = (uint8_t)(nchw_s1_shape_from(axh, pr, h, PG_S1R) | nchw_s1_shape_from(axh, pr, h, PG_S1R / 2) << 3);
     memset(qb, 0, (size_t)(SD * slab + len) * sizeof(float));
     int64_t zc0 = 0, zc1 = 0; /* the band's rows are +0.0 outside columns [zc0, zc1) (the zero row everywhere) */
     int64_t fwt_wb = -1;      /* the W block fwt holds */
@@ -408,9 +423,9 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
                             int64_t e;
                             pg_axis_range(axh, pr, h, &oh0[0], &e);
                             oh0[0] -= u0;
-                            shape = shp[h] >> (R == PG_S1R ? 0 : 2) & 3;
+                            shape = shp[h] >> (R == PG_S1R ? 0 : 3) & 7;
                         }
-                        if (!(S == 1 ? shape == 1 : shape >= 2)) { /* not a pattern: every row's window rows */
+                        if (!nchw_s1_patterned(S, shape)) { /* not a pattern: every row's window rows */
                             for (int r = 0; r < PG_S1R; r++) {
                                 int64_t e = 0;
                                 oh0[r] = u0;
@@ -433,14 +448,18 @@ PG_AI void nchw_s1_run_dt(const poolgrad_problem *pr, const poolgrad_kernel_conf
                         char *dst[PG_S1R];
                         for (int r = 0; r < nr; r++)
                             dst[r] = row0 + (h + r) * gs[PG_H] * es;
-                        if (S == 1 ? shape == 1 : shape >= 2) {
-/* the pattern's block for G = g (R = PG_S1RG(g)): stride 1 has one pattern, stride 2 two */
+                        if (nchw_s1_patterned(S, shape)) {
+/* the pattern's block for G = g (R = PG_S1RG(g)): stride 1 has three patterns, stride 2 two */
 #define PG_S1_COVER_CALL(g, P) \
     nchw_s1_block_cover(qb, SD, slab, len, od0, od1, sl0, oh0[0], k, dst, nlast, (P) & 0xfffffffu, (int)((P) >> 28), g, PG_S1RG(g), S, PH, es, stream, dt)
 #define PG_S1_COVER_G(g) \
     do { \
-        if (S == 1) \
+        if (S == 1 && shape == 1) \
             PG_S1_COVER_CALL(g, PG_S1_SLIDE(PG_S1RG(g))); \
+        else if (S == 1 && shape == 4) \
+            PG_S1_COVER_CALL(g, PG_S1_TOP(PG_S1RG(g))); \
+        else if (S == 1) \
+            PG_S1_COVER_CALL(g, PG_S1_BOT(PG_S1RG(g))); \
         else if (shape == 2) \
             PG_S1_COVER_CALL(g, PG_S1_ALTA(PG_S1RG(g))); \
         else \
