@@ -20,7 +20,7 @@
  * Streaming (f32 gradInputs too large to stay cached, rows contiguous in their plane): the rows sharing a
  * window row are identical and adjacent, so when the block starts on a 64-byte line and spans whole lines
  * (k2s2 rows of 56 floats: a pair is 7 lines) one row is built on the stack and the block is streamed from
- * it line after line. Rows of 56 floats cannot stream one by one (a row ends mid-line), and a write to a
+ * it line after line; a pair of such rows, half a vector past whole vectors, is streamed from registers. Rows of 56 floats cannot stream one by one (a row ends mid-line), and a write to a
  * gradInput that is not cached costs a read for ownership: measured on an Intel Xeon (AVX-512, one thread),
  * k2s2 f32 NCHW took 3.5 ms right after a memcpy of its size and 1.2 ms call after call. Other blocks store
  * as usual; a streamed block owns its lines, so no line is written partly streamed.
@@ -56,28 +56,60 @@ static bool nchw_x2_configure(const poolgrad_problem *pr, poolgrad_kernel_conf *
     return true;
 }
 
+/* The q of gradOutput values o .. o + VL - 1 of row g (D x H factor dvh, W factors fw): past_ok, a whole-vector
+ * load may read past OW (inside the view) when those lanes are never stored (no column past 2 OW; levels
+ * without masked loads build a partial one through the stack, a store-forwarding stall) */
+PG_AI vf x2_q(const poolgrad_problem *pr, const char *g, int64_t o, vf dvh, const float *fw, const char *go_end,
+              bool past_ok, poolgrad_dtype dt)
+{
+    const int64_t es = pg_es(dt), nl = pr->out[2] - o; /* gradOutput values, <= 0: none */
+    const vf x = (nl >= VL || (past_ok && nl > 0)) && g + (o + VL) * es <= go_end ? pg_ld(g + o * es, dt)
+                                                                              : pg_ld_n(g + o * es, nl, dt);
+    const vf dv = pr->divisor_override != 0 ? dvh : vf_mul(dvh, vf_loadu(fw + o));
+    return vf_add(vf_zero(), pg_quot(pr, x, dv));
+}
+
 /* One window row's q (gradOutput row g, D x H divisor factor dvh, W factors fw) doubled into the nr gradInput
  * rows dst; NR is nr when a constant (the stores unroll), else 0. stream (f32): the rows are adjacent
  * (x2_stream_worth), and when they start on a line and end on one, the row is built in sbuf and streamed. */
 PG_AI void nchw_x2_rows(const poolgrad_problem *pr, const char *g, vf dvh, const float *fw, const char *go_end,
                         char *const *dst, int nr, const int NR, float *sbuf, const bool stream, poolgrad_dtype dt)
 {
-    const int64_t es = pg_es(dt), IW = pr->in[2], OW = pr->out[2];
-    const bool ovr = pr->divisor_override != 0;
+    const int64_t es = pg_es(dt), IW = pr->in[2];
     const int n = NR ? NR : nr;
     const bool whole = stream && dt == POOLGRAD_F32 && x2_rows_adjacent(pr) && ((uintptr_t)dst[0] & 63) == 0 &&
                        (n * IW) % 16 == 0;
     char *const *out = whole ? (char *const[]){ (char *)sbuf } : dst;
     const int nout = whole ? 1 : n;
-    /* a whole-vector load may read past OW (inside the view) when those lanes are never stored: no column
-     * past 2 OW (levels without masked loads build a partial one through the stack, a store-forwarding stall) */
-    const bool past_ok = 2 * OW >= IW;
+    const bool past_ok = 2 * pr->out[2] >= IW;
+#if PG_VEC_LEVEL >= 3
+    if (whole && n == 2 && IW % VL == VL / 2) {
+        /* A pair of rows half a vector longer than whole vectors (56 floats at 16 lanes), streamed from
+         * registers: no round trip through sbuf, whose reloads straddle the stores that just wrote it
+         * (k2s2 f32 NCDHW, Zen 4, one thread: 2.1-2.2 ms against 2.9-3.0). Row 1's vectors are its dup2
+         * vectors D_i (the last one half); row 2 starts half a vector into a vector: its vectors are
+         * [D_(i-1) hi | D_i lo], and [D_last lo | D_0 lo] joins the rows. (Narrower levels never get here:
+         * a whole pair of 16-float lines has IW a multiple of 8.) */
+        float *const d = (float *)(void *)dst[0];
+        vf d0 = vf_zero(), prev = vf_zero();
+        for (int64_t w = 0; w < IW; w += 2 * VL) {
+            const vf b = vi_as_f(vf_to_bits(x2_q(pr, g, w / 2, dvh, fw, go_end, past_ok, dt), dt));
+            for (int half = 0; half < 2 && w + half * VL < IW; half++) {
+                const int64_t c = w + half * VL;
+                const vf di = half ? vf_dup2_hi(b) : vf_dup2_lo(b);
+                vf_stream(d + c, c + VL <= IW ? di : vf_cat_lo_lo(di, d0));
+                if (c == 0)
+                    d0 = di;
+                else
+                    vf_stream(d + IW + c - VL / 2, vf_cat_hi_lo(prev, di));
+                prev = di;
+            }
+        }
+        return;
+    }
+#endif
     for (int64_t w = 0; w < IW; w += 2 * VL) {
-        const int64_t o = w / 2, nl = OW - o; /* gradOutput values, <= 0: none */
-        const vf x = (nl >= VL || (past_ok && nl > 0)) && g + (o + VL) * es <= go_end ? pg_ld(g + o * es, dt)
-                                                                                  : pg_ld_n(g + o * es, nl, dt);
-        const vf dv = ovr ? dvh : vf_mul(dvh, vf_loadu(fw + o));
-        const vf v = vf_add(vf_zero(), pg_quot(pr, x, dv));
+        const vf v = x2_q(pr, g, w / 2, dvh, fw, go_end, past_ok, dt);
         const int64_t m = pg_min(2 * VL, IW - w);
         for (int r = 0; r < nout; r++)
             pg_st_dup2(out[r] + w * es, v, m, dt);

@@ -20,6 +20,8 @@
  *   vlanes vlanes_load, vsel vsel_at, vf_pick1 vf_pick2 vf_pick, vsel_keep vsel_put vsel_get   masked picks
  *   vf_zip2_lo vf_zip2_hi                                                     half the lanes of two vectors, interleaved
  *   vf_dup2_lo vf_dup2_hi                                                     half the lanes, each twice
+ * the 512-bit level alone (the one whose vectors are whole cache lines, for streaming):
+ *   vf_cat_hi_lo vf_cat_lo_lo                                                 a half of a, then the low half of b
  * and this file adds, on top of them and identical at every level:
  *   vf_pick_mem                                 the scalar gather for segments longer than two registers
  *   vf_canonical_nan vf_from_f16_vh vh_from_vf vf_to_bits   conversions (f16: the level's hardware

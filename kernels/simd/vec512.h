@@ -140,6 +140,9 @@ PG_AI vf vf_zip2_lo(vf a, vf b) { return simde_mm512_permutex2var_ps(a, vi_loadu
 PG_AI vf vf_zip2_hi(vf a, vf b) { return simde_mm512_permutex2var_ps(a, vi_loadu(pg_zip2_idx + VL), b); }
 PG_AI vf vf_dup2_lo(vf v) { return simde_mm512_permutexvar_ps(vi_loadu(pg_dup2_idx), v); }
 PG_AI vf vf_dup2_hi(vf v) { return simde_mm512_permutexvar_ps(vi_loadu(pg_dup2_idx + VL), v); }
+/* the high half of a then the low half of b (hi_lo), or the low halves of a and b (lo_lo): 256-bit halves */
+PG_AI vf vf_cat_hi_lo(vf a, vf b) { return simde_mm512_shuffle_f32x4(a, b, 0x4E); }
+PG_AI vf vf_cat_lo_lo(vf a, vf b) { return simde_mm512_shuffle_f32x4(a, b, 0x44); }
 
 /* ---- lane selectors and masked picks (see vec.h): selectors in registers, shared with the other
  * wide level */
