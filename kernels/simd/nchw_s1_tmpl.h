@@ -77,11 +77,10 @@ PG_AI bool nchw_s1_configure_s(const poolgrad_problem *pr, poolgrad_kernel_conf 
         if (th < 1 || (th < pg_min(IH, PG_S1TH) && G > 1))
             continue;
         const int64_t gb = pg_ceil_div(chunks, pg_ceil_div(chunks, G)), R = PG_S1RG(gb);
-        int64_t tb = pg_ceil_div(IH, pg_ceil_div(IH, th));
+        const int64_t even = pg_ceil_div(IH, pg_ceil_div(IH, th)), whole = pg_ceil_div(even, R) * R;
         /* whole blocks of rows in every tile but the last where the band has room: a tile's partial block
          * (and the pattern blocks it breaks) costs as much as a full one */
-        if (tb < IH && pg_ceil_div(tb, R) * R <= th)
-            tb = pg_ceil_div(tb, R) * R;
+        const int64_t tb = even < IH && whole <= th ? whole : even;
         *conf = pg_nchw_conf(pr);
         conf->w_block = gb * VL;
         conf->tile_h = tb;
