@@ -110,8 +110,12 @@ PG_AI void pg_st_n(char *p, vf v, int64_t n, poolgrad_dtype dt)
         vh_storeu_part(p, vh_from_vf(v, dt), n);
 }
 
-/* n (<= VL) elements at a byte stride, widened exactly in scalar code; other lanes +0.0 */
-PG_AI vf pg_ld_strided(const char *p, int64_t stride_bytes, int64_t n, poolgrad_dtype dt)
+/* n (<= VL) elements at a byte stride, widened exactly in scalar code; other lanes +0.0. Not inlined: a
+ * strided gradOutput is rare, and inlined, gcc hoisted the VL lane offsets out of the callers' loops, a chain
+ * of VL adds through spilled registers before every contiguous row too (resnet k3s2p1 bf16 NCHW, AVX-512: a
+ * third of _nchw_s2's time). */
+static __attribute__((noinline, cold, unused)) vf pg_ld_strided(const char *p, int64_t stride_bytes, int64_t n,
+                                                                 poolgrad_dtype dt)
 {
     float t[VL];
     for (int l = 0; l < VL; l++)
