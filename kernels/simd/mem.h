@@ -110,24 +110,17 @@ PG_AI void pg_st_n(char *p, vf v, int64_t n, poolgrad_dtype dt)
         vh_storeu_part(p, vh_from_vf(v, dt), n);
 }
 
-/* n (<= VL) elements at a byte stride, widened exactly in scalar code; other lanes +0.0. Not inlined at 512
- * bits: a strided gradOutput is rare, and inlined, gcc hoisted the 16 lane offsets out of the callers' loops, a
- * chain of adds through spilled registers before every contiguous row too (resnet k3s2p1 bf16 NCHW: a third
- * of _nchw_s2's time). At 256 bits a call in those loops cost more (3D k3s1p1 ceil f32 NCDHW 3-5% slower: every
- * vector register is the caller's to save), so it stays inlined there. */
-#if PG_VEC_LEVEL >= 3
-#define PG_STRIDED_FN static __attribute__((noinline, cold, unused))
-#else
-#define PG_STRIDED_FN PG_AI
-#endif
-PG_STRIDED_FN vf pg_ld_strided(const char *p, int64_t stride_bytes, int64_t n, poolgrad_dtype dt)
+/* n (<= VL) elements at a byte stride, widened exactly in scalar code; other lanes +0.0. PG_RARE: inlined at 512
+ * bits, gcc hoisted its 16 lane offsets out of the callers' loops, a chain of adds through spilled registers
+ * before every contiguous row too (resnet k3s2p1 bf16 NCHW: a third of _nchw_s2's time); out of line at 256
+ * bits, 3D k3s1p1 ceil f32 NCDHW was 3-5% slower. */
+PG_RARE vf pg_ld_strided(const char *p, int64_t stride_bytes, int64_t n, poolgrad_dtype dt)
 {
     float t[VL];
     for (int l = 0; l < VL; l++)
         t[l] = l < n ? pg_sc_load(p + l * stride_bytes, dt) : 0.0f;
     return vf_loadu(t);
 }
-#undef PG_STRIDED_FN
 
 /*
  * Elements i .. i + nl - 1 (nl <= VL) of a gradOutput line whose elements are `stride` apart (unit:

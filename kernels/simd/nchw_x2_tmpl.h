@@ -20,8 +20,9 @@
  * Streaming (f32 gradInputs too large to stay cached, rows contiguous in their plane): the rows sharing a
  * window row are identical and adjacent, so when the block starts on a 64-byte line and spans whole lines
  * (k2s2 rows of 56 floats: a pair is 7 lines) one row is built on the stack and the block is streamed from
- * it line after line; a pair of such rows, half a vector past whole vectors, is streamed from registers. Rows of 56 floats cannot stream one by one (a row ends mid-line), and a write to a
- * gradInput that is not cached costs a read for ownership: measured on an Intel Xeon (AVX-512, one thread),
+ * it line after line; a pair of such rows, half a vector past whole vectors, is streamed from registers.
+ * Rows of 56 floats cannot stream one by one (a row ends mid-line), and a write to a gradInput that is not
+ * cached costs a read for ownership: measured on an Intel Xeon (AVX-512, one thread),
  * k2s2 f32 NCHW took 3.5 ms right after a memcpy of its size and 1.2 ms call after call. Other blocks store
  * as usual; a streamed block owns its lines, so no line is written partly streamed.
  */

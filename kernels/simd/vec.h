@@ -20,6 +20,7 @@
  *   vlanes vlanes_load, vsel vsel_at, vf_pick1 vf_pick2 vf_pick, vsel_keep vsel_put vsel_get   masked picks
  *   vf_zip2_lo vf_zip2_hi                                                     half the lanes of two vectors, interleaved
  *   vf_dup2_lo vf_dup2_hi                                                     half the lanes, each twice
+ *   PG_AI (always inline), PG_RARE (a rarely taken helper: out of line at 512 bits only)
  * the 512-bit level alone (the one whose vectors are whole cache lines, for streaming):
  *   vf_cat_hi_lo vf_cat_lo_lo                                                 a half of a, then the low half of b
  * and this file adds, on top of them and identical at every level:
@@ -62,6 +63,14 @@
 #endif
 
 #define PG_AI static inline __attribute__((always_inline))
+/* a helper on a rarely taken path inside hot loops: out of line at 512 bits, where gcc, inlining it, hoisted its
+ * loop-invariant work out of the callers' loops into spilled registers; inlined at the narrower levels, where a
+ * call costs more (every vector register is the caller's to save around it) */
+#if PG_VEC_LEVEL == 3
+#define PG_RARE static __attribute__((noinline, cold, unused))
+#else
+#define PG_RARE PG_AI
+#endif
 
 #if PG_VEC_LEVEL == 1
 #include "vec128.h"
