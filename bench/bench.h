@@ -122,6 +122,9 @@ typedef struct row {
     char torch_check[48];    /* torch_bench.py's bit comparison with the reference */
     double x_threads;   /* threads > 1: median over the reps of (one-thread time / this row's time), the plan run
                          * on one thread next to each timed run (after it, then before it); NAN otherwise */
+    double x_f32;       /* f16/bf16 rows of memory-bound cases (k <= s, global) on one thread: median over the reps of
+                         * (this row's time / the f32 time of the same problem and layout, run next to it); NAN
+                         * otherwise */
     int reps;
     double ns_per_elem;
     bool verified;

@@ -124,7 +124,8 @@
  *   figure, on the rows of 1 thread unless stated: every row >= 50% of its limit and the geomean >= 70%;
  *   ahead of oneDNN (f32, and bf16 where it has an implementation) by a geomean >= 2x and no row below 1.2x;
  *   ahead of PyTorch (--torch) by >= 1.5x on every row; f16/bf16 <= 0.6x the f32 time on the memory-bound
- *   rows (k <= s, global); 2 threads >= 1.7x one thread on the rows one thread runs below 50% of memcpy
+ *   rows (k <= s, global; the median ratio of f32 runs of the same problem paired with the 16-bit row's
+ *   timed runs: time_vs_f32); 2 threads >= 1.7x one thread on the rows one thread runs below 50% of memcpy
  *   (the median ratio of one-thread runs paired with the 2-thread row's timed runs: speedup_vs_1thread);
  *   the memory-bound rows >= 70% of memcpy; the best ISA >= 4x the scalar reference (geomean, f32). The
  *   sweep's reference runs multi-threaded, for the check only (no ref column).

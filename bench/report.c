@@ -105,7 +105,7 @@ static void json_num(FILE *f, double v)
 static const char *csv_header =
     "case,op,dtype,layout,threads,isa,isa_requested,kernel,gi_numel,go_numel,bytes,reps,time_s,time_min_s,gbs,memcpy_time_s,memcpy_gbs,memcpy_inner,"
     "frac_memcpy,terms,adds,results,limit_isa,limit_memory_s,limit_div_s,limit_addload_s,limit_convert_s,limit_arith_s,limit_s,"
-    "limit_bound,frac_limit,ns_per_elem,speedup_vs_1thread,ref_time_s,ref_reps,speedup_vs_ref,onednn_time_s,onednn_time_min_s,"
+    "limit_bound,frac_limit,ns_per_elem,speedup_vs_1thread,time_vs_f32,ref_time_s,ref_reps,speedup_vs_ref,onednn_time_s,onednn_time_min_s,"
     "speedup_vs_onednn,onednn_impl,"
     "onednn_max_abs_err,onednn_note,torch_time_s,speedup_vs_torch,torch_check,verified,check\n";
 
@@ -144,6 +144,7 @@ void write_csv(const char *path)
         csv_num(f, r->frac_limit);
         csv_num(f, r->ns_per_elem);
         csv_num(f, r->x_threads);
+        csv_num(f, r->x_f32);
         csv_num(f, r->t_ref);
         fprintf(f, "%d,", r->ref_reps);
         csv_num(f, r->x_ref);
@@ -302,6 +303,7 @@ void write_json(const char *path, const options *o)
         JN("frac_limit", r->frac_limit);
         JN("ns_per_elem", r->ns_per_elem);
         JN("speedup_vs_1thread", r->x_threads);
+        JN("time_vs_f32", r->x_f32);
         JN("ref_time_s", r->t_ref);
         fprintf(f, ", \"ref_reps\": %d", r->ref_reps);
         JN("speedup_vs_ref", r->x_ref);

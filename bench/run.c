@@ -29,7 +29,7 @@ static row *new_row(void)
     r->t_ref = r->x_ref = r->t_dnnl = r->x_dnnl = r->dnnl_maxabs = r->ns_per_elem = r->t_pg_min = r->t_dnnl_min = NAN;
     r->t_pg_solo = NAN;
     r->t_torch = r->x_torch = NAN;
-    r->x_threads = NAN;
+    r->x_threads = r->x_f32 = NAN;
     return r;
 }
 
@@ -357,12 +357,32 @@ void run_row(group *g, const run_cfg *rc, const options *o)
         peer_exec(dr);
         est += now_s() - t0;
     }
-    /* with several threads, each rep also runs the plan on one thread, back to back: the scaling is the
-     * median of those pairs' ratios, which a slow spell of the machine skews far less than two rows
-     * timed minutes apart */
+    /* Each rep also runs a pair plan back to back with the timed run, and the ratio is the median of those
+     * pairs' ratios, which a slow spell of the machine skews far less than two rows timed minutes apart:
+     * with several threads, the same plan on one thread (the scaling); for a 16-bit memory-bound row on one
+     * thread, the same problem and layout in f32 (the 16-bit target's ratio). */
     const bool pair_one = rc->threads > 1 && !rc->sweep;
-    if (pair_one)
-        est += time_execute(plan, ws, wsz, 1);
+    bool pair_f32 = g->dt != POOLGRAD_F32 && rc->threads == 1 && !rc->sweep && (!r->overlap || r->global);
+    group g32;
+    poolgrad_plan *plan32 = NULL;
+    void *ws32 = NULL;
+    size_t wsz32 = 0;
+    if (pair_f32 && (!group_init(&g32, bc, POOLGRAD_F32, g->cl) || !(plan32 = make_plan(&g32, &g32.t_gi_pg, rc->isa)))) {
+        fprintf(stderr, "\npoolgrad_bench: warning: %s: no f32 plan to pair with; the 16-bit ratio falls back to the "
+                "rows' medians\n", bc->name);
+        group_free(&g32);
+        pair_f32 = false;
+    }
+    if (pair_f32) {
+        wsz32 = poolgrad_plan_workspace_size(plan32);
+        ws32 = wsz32 ? xalloc(wsz32) : NULL;
+    }
+    const poolgrad_plan *pair_plan = pair_one ? plan : plan32;
+    void *pair_ws = pair_one ? ws : ws32;
+    const size_t pair_wsz = pair_one ? wsz : wsz32;
+    const bool paired = pair_one || pair_f32;
+    if (paired)
+        est += time_execute(pair_plan, pair_ws, pair_wsz, 1);
     t0 = now_s();
     par_memcpy(g->mc_dst, g->gi_ref, g->gi_bytes, rc->threads);
     est += now_s() - t0;
@@ -387,11 +407,11 @@ void run_row(group *g, const run_cfg *rc, const options *o)
         die("out of memory");
     progress("%s %s %s t%d %s: timing %d reps", bc->name, r->dtype, r->layout, rc->threads, rc->isa, reps);
     for (int i = 0; i < reps; i++) {
-        /* the order alternates (even reps: poolgrad, oneDNN, the one-thread pair run; odd reps: the pair
-         * run, oneDNN, poolgrad) so that none of them always finds gradOutput warm in the cache from another */
+        /* the order alternates (even reps: poolgrad, oneDNN, the pair run; odd reps: the pair run, oneDNN,
+         * poolgrad) so that none of them always finds gradOutput warm in the cache from another */
         const bool even = i % 2 == 0;
-        if (pair_one && !even)
-            t1[i] = time_execute(plan, ws, wsz, 1);
+        if (paired && !even)
+            t1[i] = time_execute(pair_plan, pair_ws, pair_wsz, 1);
         for (int k = 0; k < 2; k++) {
             if ((k == 0) == even)
                 tp[i] = time_execute(plan, ws, wsz, rc->threads);
@@ -401,14 +421,22 @@ void run_row(group *g, const run_cfg *rc, const options *o)
                 td[i] = now_s() - t0;
             }
         }
-        if (pair_one && even)
-            t1[i] = time_execute(plan, ws, wsz, 1);
+        if (paired && even)
+            t1[i] = time_execute(pair_plan, pair_ws, pair_wsz, 1);
         tm[i] = memcpy_limit_time(g->mc_dst, g->gi_ref, g->gi_bytes, rc->threads, mc_inner);
     }
     if (pair_one) {
         for (int i = 0; i < reps; i++)
             t1[i] /= tp[i];
         r->x_threads = median(t1, reps);
+    }
+    if (pair_f32) {
+        for (int i = 0; i < reps; i++)
+            t1[i] = tp[i] / t1[i];
+        r->x_f32 = median(t1, reps);
+        poolgrad_plan_destroy(plan32);
+        free(ws32);
+        group_free(&g32);
     }
     if (dnnl_on) { /* the ratio of each back-to-back pair, before the medians sort the times */
         double *rr = calloc((size_t)reps, sizeof *rr);
