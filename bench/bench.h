@@ -160,7 +160,8 @@ typedef struct run_cfg {
     bool use_dnnl;
 } run_cfg;
 
-bool group_init(group *g, const bench_case *bc, poolgrad_dtype dt, bool cl);
+/* pair_only: gradOutput and poolgrad's gradInput only, for a plan timed next to another group's rows */
+bool group_init(group *g, const bench_case *bc, poolgrad_dtype dt, bool cl, bool pair_only);
 void group_free(group *g);
 void fill_sentinel(void *buf, size_t bytes);
 /* Run the reference plan into `gi` with `threads`, up to `reps` times within `budget` s; the median time. */

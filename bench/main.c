@@ -573,7 +573,7 @@ int main(int argc, char **argv)
                     continue;
                 group g;
                 progress("%s %s %s: allocate", bc->name, dtype_name(o.dtypes[di]), cl ? "cl" : "nchw");
-                if (!group_init(&g, bc, o.dtypes[di], cl)) {
+                if (!group_init(&g, bc, o.dtypes[di], cl, false)) {
                     fails++;
                     group_free(&g);
                     continue;

@@ -131,8 +131,10 @@ static poolgrad_status make_views(group *g)
 #define VIEW(t, buf)                                                                                          \
     (g->cl ? poolgrad_tensor_init_channels_last(&(t), g->dt, g->rank, bc->sd, g->gi_shape, (buf))          \
            : poolgrad_tensor_init_contiguous(&(t), g->dt, g->rank, g->gi_shape, (buf)))
-    if ((st = VIEW(g->t_gi_ref, g->gi_ref)) != POOLGRAD_OK || (st = VIEW(g->t_gi_pg, g->gi_pg)) != POOLGRAD_OK ||
-        (st = VIEW(g->t_gi_dnnl, g->gi_dnnl)) != POOLGRAD_OK)
+    /* the views of the buffers that exist (a pair group has gradOutput and poolgrad's gradInput only) */
+    if ((g->gi_ref && (st = VIEW(g->t_gi_ref, g->gi_ref)) != POOLGRAD_OK) ||
+        (st = VIEW(g->t_gi_pg, g->gi_pg)) != POOLGRAD_OK ||
+        (g->gi_dnnl && (st = VIEW(g->t_gi_dnnl, g->gi_dnnl)) != POOLGRAD_OK))
         return st;
 #undef VIEW
     st = g->cl ? poolgrad_tensor_init_channels_last(&g->t_go, g->dt, g->rank, bc->sd, g->go_shape, g->go)
@@ -140,7 +142,7 @@ static poolgrad_status make_views(group *g)
     return st;
 }
 
-bool group_init(group *g, const bench_case *bc, poolgrad_dtype dt, bool cl)
+bool group_init(group *g, const bench_case *bc, poolgrad_dtype dt, bool cl, bool pair_only)
 {
     memset(g, 0, sizeof *g);
     g->bc = bc;
@@ -175,10 +177,12 @@ bool group_init(group *g, const bench_case *bc, poolgrad_dtype dt, bool cl)
     g->gi_bytes = (size_t)g->gi_numel * es;
     g->go_bytes = (size_t)g->go_numel * es;
     g->go = xalloc(g->go_bytes);
-    g->gi_ref = xalloc(g->gi_bytes);
     g->gi_pg = xalloc(g->gi_bytes);
-    g->gi_dnnl = xalloc(g->gi_bytes);
-    g->mc_dst = xalloc(g->gi_bytes);
+    if (!pair_only) {
+        g->gi_ref = xalloc(g->gi_bytes);
+        g->gi_dnnl = xalloc(g->gi_bytes);
+        g->mc_dst = xalloc(g->gi_bytes);
+    }
     fill_random(g->go, dt, g->go_numel);
     if ((st = make_views(g)) != POOLGRAD_OK) {
         fprintf(stderr, "poolgrad_bench: %s: views: %s: %s\n", bc->name, poolgrad_status_string(st), poolgrad_last_error_message());
@@ -367,7 +371,7 @@ void run_row(group *g, const run_cfg *rc, const options *o)
     poolgrad_plan *plan32 = NULL;
     void *ws32 = NULL;
     size_t wsz32 = 0;
-    if (pair_f32 && (!group_init(&g32, bc, POOLGRAD_F32, g->cl) || !(plan32 = make_plan(&g32, &g32.t_gi_pg, rc->isa)))) {
+    if (pair_f32 && (!group_init(&g32, bc, POOLGRAD_F32, g->cl, true) || !(plan32 = make_plan(&g32, &g32.t_gi_pg, rc->isa)))) {
         fprintf(stderr, "\npoolgrad_bench: warning: %s: no f32 plan to pair with; the 16-bit ratio falls back to the "
                 "rows' medians\n", bc->name);
         group_free(&g32);
