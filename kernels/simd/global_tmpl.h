@@ -107,8 +107,12 @@ PG_AI void global_cl_dt(const poolgrad_problem *pr, int64_t begin, int64_t end, 
             for (int64_t row = r0; row < r1; row++) {
                 const int64_t h = row % IH, d = (row / IH) % ID;
                 char *gi_row = pr->gi + (n * gs[PG_N] + d * gs[PG_D] + h * gs[PG_H] + c0) * es;
-                for (int64_t w = 0; w < IW; w++)
-                    memcpy(gi_row + w * gs[PG_W] * es, pattern, (size_t)(cb * es));
+                for (int64_t w = 0; w < IW; w++) {
+                    if (cb * es >= PG_GCOPY_MEMCPY_MIN_BYTES)
+                        memcpy(gi_row + w * gs[PG_W] * es, pattern, (size_t)(cb * es));
+                    else
+                        pg_copy_bytes(gi_row + w * gs[PG_W] * es, pattern, cb * es);
+                }
             }
         }
         r0 = r1;

@@ -163,6 +163,20 @@ PG_AI void pg_fill_bits(char *p, int64_t n, uint32_t bits, poolgrad_dtype dt)
     }
 }
 
+/* nb bytes from src to dst (not overlapping) through vector registers: whole vectors, the last one ending at
+ * byte nb; fewer bytes than a vector by memcpy. Bit patterns only. */
+PG_AI void pg_copy_bytes(char *dst, const char *src, int64_t nb)
+{
+    const int64_t vb = VL * (int64_t)sizeof(float);
+    if (nb < vb) {
+        memcpy(dst, src, (size_t)nb);
+        return;
+    }
+    for (int64_t o = 0; o + vb < nb; o += vb)
+        vf_storeu((float *)(void *)(dst + o), vf_loadu((const float *)(const void *)(src + o)));
+    vf_storeu((float *)(void *)(dst + nb - vb), vf_loadu((const float *)(const void *)(src + nb - vb)));
+}
+
 /* results v with every lane twice (lane l to elements 2 l and 2 l + 1): the first n (1 <= n <= 2 VL) elements at p.
  * A 16-bit dtype is narrowed once and doubled in the integer lanes (two copies per 32-bit lane). */
 PG_AI void pg_st_dup2(char *p, vf v, int64_t n, poolgrad_dtype dt)

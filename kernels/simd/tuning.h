@@ -214,6 +214,14 @@
  * measured, commit 93a54ca (256 -> 4096: f32 nhwc 947 -> 376 us, bf16 nhwc 529 -> 161 us). */
 #define PG_GCB 4096
 
+/* Pattern bytes per pixel from which the channels-last global fill copies with memcpy (glibc 2.36: rep movsb
+ * from 2112 bytes) rather than through vector registers. Unit: bytes. Origin: measured on AMD Zen 5
+ * (global_k7s7 NHWC, C = 2048, so 4 KiB a pixel at 16 bits and 8 KiB at f32; interleaved rounds, medians of
+ * the time after a memcpy): through registers f16 0.77 and bf16 0.65 of the memcpy time (AVX-512, 5 rounds),
+ * 0.84 and 0.67 under the AVX2 cap (5), 0.79 and 0.81 under the SSE2 cap (4); f32 through registers 1.08
+ * (8 rounds, within the spread), so 8 KiB stays with memcpy. Not measured on Zen 4 or Intel. */
+#define PG_GCOPY_MEMCPY_MIN_BYTES 8192
+
 /* Largest plane (elements) that the 16-bit NCHW global fill at 512 bits picks from a superblock's plane
  * bits by a lane index table (2 PG_GTAB_P vectors on the stack) instead of filling plane by plane.
  * Unit: elements. Bound: stack (8 KiB). Origin: measured (global_k7s7, P = 49, 6 interleaved rounds,
